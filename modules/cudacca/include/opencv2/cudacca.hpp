@@ -1,0 +1,84 @@
+// This file is part of cudacca, an OpenCV extra module.
+// It is subject to the license terms in the LICENSE file found in the top-level directory.
+
+#ifndef OPENCV_CUDACCA_HPP
+#define OPENCV_CUDACCA_HPP
+
+#ifndef __cplusplus
+#  error cudacca.hpp header must be compiled as C++
+#endif
+
+#include "opencv2/core/cuda.hpp"
+
+/**
+  @defgroup cudacca GPU connected components with statistics
+
+  cudacca labels the connected components of a binary image on an NVIDIA GPU and computes, for every
+  component, its bounding box, area and centroid. Its results are identical to OpenCV's CPU
+  cv::connectedComponentsWithStats with cv::CCL_SAUF: the same label image (labels numbered in raster
+  order of each component's first pixel), the same statistics rows and bitwise the same centroids.
+*/
+
+namespace cv { namespace cuda {
+
+//! @addtogroup cudacca
+//! @{
+
+/** @brief Labeling algorithms of cv::cuda::connectedComponentsWithStats.
+
+Every algorithm gives the same result; they differ in speed. The names do not clash with cudaimgproc's
+cv::cuda::ConnectedComponentsAlgorithmsTypes (CCL_DEFAULT, CCL_BKE).
+
+| value | algorithm | connectivity | source |
+|---|---|---|---|
+| CCA_DEFAULT | the fastest available for the asked connectivity (today CCA_UF) | 4, 8 | |
+| CCA_UF | direct union-find: local merge in shared memory, border merge, compression | 4, 8 | Oliveira and Lotufo 2010, as described in Bolelli et al. 2024, section III-B-1 |
+*/
+enum CCAAlgorithmTypes
+{
+    CCA_DEFAULT = 0, //!< Best algorithm for the connectivity. Today: CCA_UF for 4 and 8.
+    CCA_UF      = 1, //!< Union-find with shared-memory local merge (Oliveira and Lotufo).
+};
+
+/** @brief Computes the connected components of a binary image and their statistics on the GPU.
+
+The result equals cv::connectedComponentsWithStats(image, labels, stats, centroids, connectivity, ltype,
+cv::CCL_SAUF) on the CPU: label 0 is the background (zero pixels), labels 1..N-1 are numbered in raster
+order of the first pixel of each component, every statistics row and centroid is the CPU's, including
+the background row when the image has no background pixel (LEFT = -1, TOP = INT_MAX, WIDTH = HEIGHT =
+AREA = 0, centroid (NaN, NaN)).
+
+@param image Single-channel 8-bit image, CV_8UC1 or CV_8SC1; nonzero pixels are foreground. A GpuMat
+(an ROI is fine) or a host Mat (uploaded on @p stream). Any size from 1x1 up to 2^31 - 2 pixels.
+@param labels Output label image of the same size, type @p ltype. A GpuMat stays on the GPU; a Mat
+is downloaded.
+@param stats Output N x 5 CV_32S matrix, one row per label, columns cv::CC_STAT_LEFT, CC_STAT_TOP,
+CC_STAT_WIDTH, CC_STAT_HEIGHT, CC_STAT_AREA. GpuMat or Mat. Pass noArray() to skip the analysis: then
+no statistics work is done at all.
+@param centroids Output N x 2 CV_64F matrix (x, y) of each label, GpuMat or Mat, or noArray().
+@param connectivity 8 or 4.
+@param ltype Label type: CV_32S or CV_16U. With CV_16U more than 65535 labels (background included)
+cannot be represented: the CPU silently wraps them, this function throws cv::Error::StsOutOfRange and
+leaves @p labels, @p stats and @p centroids untouched.
+@param algorithm One of cv::cuda::CCAAlgorithmTypes.
+@param stream Stream for all the work (uploads, kernels, downloads).
+@return N, the number of labels including the background label 0.
+
+Synchronization: the number of labels sizes @p stats and @p centroids and is returned, so the call
+waits once for @p stream after the labeling, before the relabeling and the statistics are queued. When
+every output is a GpuMat the call then returns without waiting again: the outputs are ready once
+@p stream is (e.g. after stream.waitForCompletion()). Each output given as a host Mat is downloaded
+and waited for before the call returns.
+
+Errors: arguments are checked before any GPU work; a wrong argument raises cv::Exception naming it,
+and no output is modified.
+ */
+CV_EXPORTS_W int connectedComponentsWithStats(InputArray image, OutputArray labels, OutputArray stats,
+                                              OutputArray centroids, int connectivity = 8, int ltype = CV_32S,
+                                              int algorithm = CCA_DEFAULT, Stream& stream = Stream::Null());
+
+//! @}
+
+}} // namespace cv::cuda
+
+#endif // OPENCV_CUDACCA_HPP
