@@ -51,15 +51,15 @@ AREA = 0, centroid (NaN, NaN)).
 @param image Single-channel 8-bit image, CV_8UC1 or CV_8SC1; nonzero pixels are foreground. A GpuMat
 (an ROI is fine) or a host Mat (uploaded on @p stream). Any size from 1x1 up to 2^31 - 2 pixels.
 @param labels Output label image of the same size, type @p ltype. A GpuMat stays on the GPU; a Mat
-is downloaded.
+is downloaded; noArray() when only the statistics are wanted.
 @param stats Output N x 5 CV_32S matrix, one row per label, columns cv::CC_STAT_LEFT, CC_STAT_TOP,
 CC_STAT_WIDTH, CC_STAT_HEIGHT, CC_STAT_AREA. GpuMat or Mat. Pass noArray() to skip the analysis: then
 no statistics work is done at all.
 @param centroids Output N x 2 CV_64F matrix (x, y) of each label, GpuMat or Mat, or noArray().
 @param connectivity 8 or 4.
-@param ltype Label type: CV_32S or CV_16U. With CV_16U more than 65535 labels (background included)
-cannot be represented: the CPU silently wraps them, this function throws cv::Error::StsOutOfRange and
-leaves @p labels, @p stats and @p centroids untouched.
+@param ltype Label type: CV_32S or CV_16U. CV_16U holds labels up to 65535, i.e. at most 65536 labels
+with the background. Past that the CPU silently wraps the labels; this function throws
+cv::Error::StsOutOfRange instead and leaves @p labels, @p stats and @p centroids untouched.
 @param algorithm One of cv::cuda::CCAAlgorithmTypes.
 @param stream Stream for all the work (uploads, kernels, downloads).
 @return N, the number of labels including the background label 0.

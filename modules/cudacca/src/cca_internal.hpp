@@ -1,0 +1,96 @@
+// This file is part of cudacca, an OpenCV extra module.
+// It is subject to the license terms in the LICENSE file found in the top-level directory.
+
+// The internal interface between the host dispatch (connected_components.cpp) and the kernels
+// (cuda/*.cu). Compiled by both the host compiler and nvcc: plain declarations only.
+//
+// The pipeline (doc/design.md has the picture):
+//   1. a labeling algorithm (one .cu file each) builds an EQUIVALENCE FOREST in a pitched int32 buffer;
+//   2. compressAndRank() flattens it and ranks the roots;            } shared analysis,
+//   3. the host reads N (one synchronization), sizes the outputs;    } analysis.cu,
+//   4. relabelAndAccumulate() writes the final labels and the stats; } used by every
+//   5. finalizeStatistics() writes the CPU-layout stats/centroids.   } algorithm
+
+#ifndef CUDACCA_CCA_INTERNAL_HPP
+#define CUDACCA_CCA_INTERNAL_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <cuda_runtime_api.h>
+
+namespace cv { namespace cuda { namespace cudacca {
+
+/** The contract between every labeling algorithm and the shared analysis.
+
+A pitched int32 buffer of rows x cols, row stride `ld` elements. For the pixel (y, x), with pitched
+index p = y * ld + x:
+  - background:  data[p] == 0;
+  - foreground:  data[p] == q + 1, where q is the pitched index of its parent in a union-find forest;
+    the trees are exactly the connected components, and every parent has a smaller pitched index than
+    its child (q <= p), so each root (data[r] == r + 1) is its component's first pixel in raster order.
+That last property is what makes raster-order labels (the CPU's CCL_SAUF order) cheap: a root's rank
+among all roots, in raster order, is its final label minus one.
+
+rows * ld must stay below INT_MAX so that q + 1 fits an int. */
+struct LabelForest
+{
+    int* data;
+    int ld;   //!< row stride in elements
+    int rows;
+    int cols;
+};
+
+/** The 8-bit input image on the device (CV_8UC1 or CV_8SC1, nonzero = foreground). */
+struct BinaryImage
+{
+    const unsigned char* data;
+    size_t step;  //!< row stride in bytes
+    int rows;
+    int cols;
+};
+
+// ---- labeling algorithms: each builds the LabelForest (one file each) -------------------------------
+
+//! Oliveira and Lotufo's union-find with tile merging (cuda/uf_labeling.cu). connectivity 4 or 8.
+void labelUnionFind(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream);
+
+// ---- shared analysis (cuda/analysis.cu) --------------------------------------------------------------
+
+/** Bytes of device scratch that compressAndRank() needs for an image of rows x cols. */
+size_t rankScratchBytes(int rows, int cols);
+
+/** Flattens the forest (every foreground pixel then points straight at its root) and ranks the roots in
+raster order. Writes the number of foreground components to *d_componentCount (device memory) and keeps
+the per-segment offsets in `scratch` for relabelAndAccumulate(). */
+void compressAndRank(const LabelForest& forest, void* scratch, size_t scratchBytes, int* d_componentCount,
+                     cudaStream_t stream);
+
+/** Per-label statistics accumulators: structure of arrays over labels 0..count-1. */
+struct StatsAccumulators
+{
+    int* minX; int* minY; int* maxX; int* maxY; int* area;
+    unsigned long long* sumX; unsigned long long* sumY;
+    int count;
+};
+
+/** Bytes of device memory for the accumulators of `labelCount` labels (the layout is private). */
+size_t statsAccumulatorBytes(int labelCount);
+/** Lays the accumulators out in `memory` and queues their initialization. */
+StatsAccumulators initStatsAccumulators(void* memory, int labelCount, cudaStream_t stream);
+
+/** Writes final labels (0 = background, 1..N-1 in raster order of first pixels) into `labels`
+(int32 or uint16, `labelsStep` in bytes). `labels` may be the forest's own buffer (int32, same layout):
+the relabeling is safe in place. With `stats` non-null it also accumulates every label's statistics,
+background included. Needs the scratch left by compressAndRank(). */
+void relabelAndAccumulate(const LabelForest& forest, const void* scratch, void* labels, size_t labelsStep,
+                          bool labels16u, const StatsAccumulators* stats, cudaStream_t stream);
+
+/** Writes CPU-layout statistics (count x 5 int32, rows `statsStep` bytes apart) and centroids (count x 2
+double) from the accumulators; either output may be null. `emptyCentroid` is what the CPU writes for a
+label without pixels (its quiet NaN), passed in so the bits match the host's. */
+void finalizeStatistics(const StatsAccumulators& stats, int* statsOut, size_t statsStep, double* centroidsOut,
+                        size_t centroidsStep, double emptyCentroid, cudaStream_t stream);
+
+}}} // namespace cv::cuda::cudacca
+
+#endif

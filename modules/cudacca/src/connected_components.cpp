@@ -1,0 +1,310 @@
+// This file is part of cudacca, an OpenCV extra module.
+// It is subject to the license terms in the LICENSE file found in the top-level directory.
+
+// cv::cuda::connectedComponentsWithStats: argument checks, buffers, outputs and the pipeline of
+// cca_internal.hpp (labeling algorithm -> compressAndRank -> relabelAndAccumulate -> finalizeStatistics).
+
+#include "precomp.hpp"
+
+#include <climits>
+#include <limits>
+
+namespace cv { namespace cuda {
+
+namespace {
+
+using namespace cudacca;
+
+// ---- the algorithms ---------------------------------------------------------------------------------
+
+typedef void (*LabelingFn)(const BinaryImage&, const LabelForest&, int connectivity, cudaStream_t);
+
+struct AlgorithmInfo
+{
+    int id;
+    const char* name;
+    bool supports4;
+    bool supports8;
+    LabelingFn label;
+};
+
+// One line per algorithm. CCA_DEFAULT resolves through defaultAlgorithm().
+const AlgorithmInfo kAlgorithms[] = {
+    { CCA_UF, "CCA_UF", true, true, labelUnionFind },
+};
+
+int defaultAlgorithm(int /*connectivity*/) { return CCA_UF; }
+
+const AlgorithmInfo* findAlgorithm(int id)
+{
+    for (const AlgorithmInfo& a : kAlgorithms)
+        if (a.id == id)
+            return &a;
+    return nullptr;
+}
+
+// ---- argument checks: all before any device work ----------------------------------------------------
+
+struct ByteRange
+{
+    const uchar* begin = nullptr;
+    const uchar* end = nullptr;
+    bool overlaps(const ByteRange& o) const { return begin && o.begin && begin < o.end && o.begin < end; }
+};
+
+ByteRange rangeOf(const GpuMat& m)
+{
+    ByteRange r;
+    if (!m.empty())
+    {
+        r.begin = m.data;
+        r.end = m.data + (m.rows - 1) * m.step + m.cols * m.elemSize();
+    }
+    return r;
+}
+
+ByteRange deviceRangeOf(InputArray a)
+{
+    return a.kind() == _InputArray::CUDA_GPU_MAT ? rangeOf(a.getGpuMat()) : ByteRange();
+}
+
+const AlgorithmInfo& checkArguments(InputArray image, OutputArray labels, OutputArray stats, OutputArray centroids,
+                                    int connectivity, int ltype, int algorithm)
+{
+    if (image.empty())
+        CV_Error(Error::StsBadArg, "image is empty: expected a non-empty CV_8UC1 or CV_8SC1 image");
+    const int type = image.type();
+    if (type != CV_8UC1 && type != CV_8SC1)
+        CV_Error_(Error::StsUnsupportedFormat,
+                  ("image must be CV_8UC1 or CV_8SC1 (one 8-bit channel), got %s", typeToString(type).c_str()));
+    const Size size = image.size();
+    if (static_cast<long long>(size.width) * size.height > INT_MAX - 1)
+        CV_Error_(Error::StsOutOfRange, ("image has %lld pixels: at most %d are supported",
+                                         static_cast<long long>(size.width) * size.height, INT_MAX - 1));
+    if (connectivity != 4 && connectivity != 8)
+        CV_Error_(Error::StsBadArg, ("connectivity must be 4 or 8, got %d", connectivity));
+    if (ltype != CV_32S && ltype != CV_16U)
+        CV_Error_(Error::StsUnsupportedFormat,
+                  ("ltype must be CV_32S or CV_16U, got %s", typeToString(ltype).c_str()));
+
+    const int resolved = algorithm == CCA_DEFAULT ? defaultAlgorithm(connectivity) : algorithm;
+    const AlgorithmInfo* info = findAlgorithm(resolved);
+    if (!info)
+        CV_Error_(Error::StsBadArg, ("algorithm %d is not one of cv::cuda::CCAAlgorithmTypes", algorithm));
+    if ((connectivity == 4 && !info->supports4) || (connectivity == 8 && !info->supports8))
+        CV_Error_(Error::StsBadArg, ("algorithm %s does not support connectivity %d", info->name, connectivity));
+
+    // The image is read while the outputs are written: they must not share memory.
+    const ByteRange in = deviceRangeOf(image);
+    if (labels.kind() == _InputArray::CUDA_GPU_MAT && in.overlaps(rangeOf(labels.getGpuMatRef())))
+        CV_Error(Error::StsBadArg, "labels must not share memory with image");
+    if (stats.kind() == _InputArray::CUDA_GPU_MAT && in.overlaps(rangeOf(stats.getGpuMatRef())))
+        CV_Error(Error::StsBadArg, "stats must not share memory with image");
+    if (centroids.kind() == _InputArray::CUDA_GPU_MAT && in.overlaps(rangeOf(centroids.getGpuMatRef())))
+        CV_Error(Error::StsBadArg, "centroids must not share memory with image");
+    return *info;
+}
+
+// ---- device memory ----------------------------------------------------------------------------------
+
+/** Device memory ordered on a stream (cudaMallocAsync/cudaFreeAsync): no device-wide synchronization,
+so calls on different streams overlap, and it is freed after the work queued before the free. */
+class StreamBuffer
+{
+public:
+    StreamBuffer() = default;
+    StreamBuffer(const StreamBuffer&) = delete;
+    StreamBuffer& operator=(const StreamBuffer&) = delete;
+    ~StreamBuffer() { release(); }
+
+    void* allocate(size_t bytes, cudaStream_t stream)
+    {
+        release();
+        stream_ = stream;
+        checkCuda(cudaMallocAsync(&ptr_, bytes, stream), "cudaMallocAsync");
+        return ptr_;
+    }
+    void release()
+    {
+        if (ptr_)
+            cudaFreeAsync(ptr_, stream_);
+        ptr_ = nullptr;
+    }
+
+private:
+    void* ptr_ = nullptr;
+    cudaStream_t stream_ = 0;
+};
+
+/** A pitched rows x cols matrix of `type` in a StreamBuffer, rows aligned to 128 bytes. */
+GpuMat allocateMat(StreamBuffer& buffer, int rows, int cols, int type, cudaStream_t stream)
+{
+    const size_t elem = CV_ELEM_SIZE(type);
+    const size_t step = (cols * elem + 127) / 128 * 128;
+    return GpuMat(rows, cols, type, buffer.allocate(step * rows, stream), step);
+}
+
+bool fitsForest(int rows, size_t ld)
+{
+    return static_cast<unsigned long long>(rows) * ld < static_cast<unsigned long long>(INT_MAX);
+}
+
+LabelForest forestOf(const GpuMat& m)
+{
+    LabelForest f;
+    f.data = m.ptr<int>();
+    f.ld = static_cast<int>(m.step / sizeof(int));
+    f.rows = m.rows;
+    f.cols = m.cols;
+    return f;
+}
+
+/** An int32 forest buffer of our own: rows padded to 128 bytes, unless that overflows the index. */
+GpuMat allocateForest(StreamBuffer& buffer, Size size, cudaStream_t stream)
+{
+    GpuMat m = allocateMat(buffer, size.height, size.width, CV_32SC1, stream);
+    if (!fitsForest(m.rows, m.step / sizeof(int)))
+        m = GpuMat(size.height, size.width, CV_32SC1, buffer.allocate(sizeof(int) * size.area(), stream));
+    return m;
+}
+
+/** Where an output of `rows` x `cols` is written on the device: straight into the caller's GpuMat, or
+into `buffer` when the caller gave a host Mat (downloaded at the end). */
+GpuMat deviceOutput(OutputArray out, int rows, int cols, int type, StreamBuffer& buffer, cudaStream_t stream)
+{
+    if (out.kind() == _InputArray::CUDA_GPU_MAT)
+    {
+        out.create(rows, cols, type);
+        return out.getGpuMat();
+    }
+    return allocateMat(buffer, rows, cols, type, stream);
+}
+
+void downloadIfHost(OutputArray out, const GpuMat& d, Stream& stream, bool& waitNeeded)
+{
+    if (!out.needed() || out.kind() == _InputArray::CUDA_GPU_MAT)
+        return;
+    out.create(d.size(), d.type());
+    Mat h = out.getMat();
+    d.download(h, stream);
+    waitNeeded = true;
+}
+
+} // namespace
+
+int connectedComponentsWithStats(InputArray _image, OutputArray _labels, OutputArray _stats, OutputArray _centroids,
+                                 int connectivity, int ltype, int algorithm, Stream& stream)
+{
+    CV_INSTRUMENT_REGION();
+
+    const AlgorithmInfo& algo = checkArguments(_image, _labels, _stats, _centroids, connectivity, ltype, algorithm);
+    if (getCudaEnabledDeviceCount() <= 0)
+        CV_Error(Error::GpuNotSupported, "cv::cuda::connectedComponentsWithStats: no CUDA device is available");
+
+    const cudaStream_t s = StreamAccessor::getStream(stream);
+    const Size size = _image.size();
+    const bool wantStats = _stats.needed() || _centroids.needed();
+
+    // 1. The image on the device.
+    StreamBuffer imageBuffer;
+    GpuMat image;
+    if (_image.kind() == _InputArray::CUDA_GPU_MAT)
+        image = _image.getGpuMat();
+    else
+    {
+        Mat host = _image.getMat();
+        image = allocateMat(imageBuffer, host.rows, host.cols, host.type(), s);
+        image.upload(host, stream);
+    }
+    BinaryImage bin;
+    bin.data = image.ptr<uchar>();
+    bin.step = image.step;
+    bin.rows = image.rows;
+    bin.cols = image.cols;
+
+    // 2. The forest: straight in the caller's CV_32S GpuMat when it can hold it (the relabeling then
+    //    works in place and no extra image-sized buffer is needed), else in a buffer of our own.
+    StreamBuffer forestBuffer;
+    GpuMat forestMat;
+    bool forestIsLabels = false;
+    if (ltype == CV_32S && _labels.kind() == _InputArray::CUDA_GPU_MAT)
+    {
+        _labels.create(size, CV_32SC1);
+        GpuMat labels = _labels.getGpuMat();
+        if (fitsForest(labels.rows, labels.step / sizeof(int)))
+        {
+            forestMat = labels;
+            forestIsLabels = true;
+        }
+    }
+    if (!forestIsLabels)
+        forestMat = allocateForest(forestBuffer, size, s);
+    const LabelForest forest = forestOf(forestMat);
+
+    // 3. Labeling, then flattening and raster-order ranking.
+    algo.label(bin, forest, connectivity, s);
+
+    StreamBuffer rankBuffer;
+    const size_t rankBytes = rankScratchBytes(size.height, size.width);
+    char* rankMemory = static_cast<char*>(rankBuffer.allocate(256 + rankBytes, s));
+    int* d_componentCount = reinterpret_cast<int*>(rankMemory);
+    void* rankScratch = rankMemory + 256;
+    compressAndRank(forest, rankScratch, rankBytes, d_componentCount, s);
+
+    // 4. The one synchronization: N sizes stats and centroids and is the return value.
+    int componentCount = 0;
+    checkCuda(cudaMemcpyAsync(&componentCount, d_componentCount, sizeof(int), cudaMemcpyDeviceToHost, s),
+              "cudaMemcpyAsync (component count)");
+    checkCuda(cudaStreamSynchronize(s), "cudaStreamSynchronize (component count)");
+    const int labelCount = componentCount + 1;
+    if (ltype == CV_16U && labelCount - 1 > USHRT_MAX)
+        CV_Error_(Error::StsOutOfRange,
+                  ("labels: the image has %d labels (background included), more than CV_16U can hold (65536); "
+                   "use ltype = CV_32S",
+                   labelCount));
+
+    // 5. Final labels, with the statistics accumulated on the way.
+    StreamBuffer labelsBuffer;
+    GpuMat labelsOut;
+    if (forestIsLabels)
+        labelsOut = forestMat;
+    else if (ltype == CV_32S && _labels.kind() != _InputArray::CUDA_GPU_MAT)
+        labelsOut = forestMat; // our own buffer: relabel in place, download below
+    else
+        labelsOut = _labels.needed() ? deviceOutput(_labels, size.height, size.width, ltype, labelsBuffer, s)
+                                     : allocateMat(labelsBuffer, size.height, size.width, ltype, s);
+
+    StreamBuffer accBuffer;
+    StatsAccumulators acc;
+    if (wantStats)
+        acc = initStatsAccumulators(accBuffer.allocate(statsAccumulatorBytes(labelCount), s), labelCount, s);
+    relabelAndAccumulate(forest, rankScratch, labelsOut.data, labelsOut.step, ltype == CV_16U,
+                         wantStats ? &acc : nullptr, s);
+
+    // 6. CPU-layout statistics and centroids.
+    StreamBuffer statsBuffer, centroidsBuffer;
+    GpuMat statsOut, centroidsOut;
+    if (wantStats)
+    {
+        if (_stats.needed())
+            statsOut = deviceOutput(_stats, labelCount, CC_STAT_MAX, CV_32SC1, statsBuffer, s);
+        if (_centroids.needed())
+            centroidsOut = deviceOutput(_centroids, labelCount, 2, CV_64FC1, centroidsBuffer, s);
+        finalizeStatistics(acc, statsOut.empty() ? nullptr : statsOut.ptr<int>(), statsOut.step,
+                           centroidsOut.empty() ? nullptr : centroidsOut.ptr<double>(), centroidsOut.step,
+                           std::numeric_limits<double>::quiet_NaN(), s);
+    }
+
+    // 7. Host outputs.
+    bool waitNeeded = false;
+    downloadIfHost(_labels, labelsOut, stream, waitNeeded);
+    if (!statsOut.empty())
+        downloadIfHost(_stats, statsOut, stream, waitNeeded);
+    if (!centroidsOut.empty())
+        downloadIfHost(_centroids, centroidsOut, stream, waitNeeded);
+    if (waitNeeded)
+        stream.waitForCompletion();
+    return labelCount;
+}
+
+}} // namespace cv::cuda

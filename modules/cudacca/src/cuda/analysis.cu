@@ -1,0 +1,465 @@
+// This file is part of cudacca, an OpenCV extra module.
+// It is subject to the license terms in the LICENSE file found in the top-level directory.
+
+// The shared analysis stage, used by every labeling algorithm (doc/design.md):
+//
+//  compressAndRank      One warp per SEGMENT of 1024 consecutive raster pixels. Flattens each pixel's
+//                       path to its root (the Compression kernel of Bolelli et al. 2024, III-B-1) and
+//                       ranks the roots of its segment with a ballot, writing -(rank + 1) into the root's
+//                       slot. Then an exclusive scan of the per-segment root counts (CUB) gives each
+//                       segment's offset. Roots are first pixels in raster order, so offset + rank + 1
+//                       is exactly the CPU's (CCL_SAUF) label.
+//  relabelAndAccumulate Same segments. Each pixel reads its root's slot and writes its final label. The
+//                       statistics ride on this pass: a row run of equal labels inside a 32-pixel chunk
+//                       is found with one ballot and accumulated with one set of atomics by its first
+//                       lane; a run that reaches the chunk's end stays open in registers and merges with
+//                       the next chunk (full-run accumulation in the spirit of Lemaitre et al. 2021,
+//                       section 3.1), so a run costs one atomic set per segment, not one per pixel.
+//                       The background is reduced per block and added once per block.
+//  finalizeStatistics   One thread per label: the CPU's layout, with the CPU's arithmetic for centroids.
+
+#include <climits>
+
+#include <cub/device/device_scan.cuh>
+
+#include "../cca_internal.hpp"
+#include "cuda_check.hpp"
+
+namespace cv { namespace cuda { namespace cudacca {
+
+namespace {
+
+constexpr unsigned kFullMask = 0xffffffffu;
+constexpr int kWarpSize = 32;
+constexpr int kChunksPerSegment = 32;
+constexpr int kSegmentPixels = kWarpSize * kChunksPerSegment; // 1024: one warp's share of the image
+constexpr int kWarpsPerBlock = 8;
+constexpr int kBlockThreads = kWarpsPerBlock * kWarpSize;
+constexpr size_t kAlignment = 256;
+
+size_t alignUp(size_t n) { return (n + kAlignment - 1) / kAlignment * kAlignment; }
+
+int segmentCount(int rows, int cols)
+{
+    const long long pixels = static_cast<long long>(rows) * cols;
+    return static_cast<int>((pixels + kSegmentPixels - 1) / kSegmentPixels);
+}
+
+unsigned blocksFor(int segments) { return static_cast<unsigned>((segments + kWarpsPerBlock - 1) / kWarpsPerBlock); }
+
+/** Scratch layout: per-segment root counts and their exclusive scan (one extra entry each, so the last
+offset is the total), then CUB's temporary storage. */
+struct RankScratch
+{
+    int* counts;
+    int* offsets;
+    void* scanTemp;
+    size_t scanTempBytes;
+    int segments;
+};
+
+size_t scanTempBytes(int items)
+{
+    size_t bytes = 0;
+    checkCuda(cub::DeviceScan::ExclusiveSum(nullptr, bytes, static_cast<const int*>(nullptr),
+                                            static_cast<int*>(nullptr), items),
+              "cub::DeviceScan::ExclusiveSum (size query)");
+    return bytes;
+}
+
+RankScratch layoutRankScratch(void* scratch, int rows, int cols)
+{
+    RankScratch s;
+    s.segments = segmentCount(rows, cols);
+    const size_t countBytes = alignUp(sizeof(int) * (s.segments + 1));
+    char* base = static_cast<char*>(scratch);
+    s.counts = reinterpret_cast<int*>(base);
+    s.offsets = reinterpret_cast<int*>(base + countBytes);
+    s.scanTemp = base + 2 * countBytes;
+    s.scanTempBytes = scanTempBytes(s.segments + 1);
+    return s;
+}
+
+/** Pixel q (raster index) of a segment: its coordinates and pitched index. 32-bit unsigned arithmetic:
+q < 2^31 + 1024. */
+struct PixelAt
+{
+    int x, y, p;
+    __device__ PixelAt(unsigned q, const LabelForest& f)
+    {
+        const unsigned cols = static_cast<unsigned>(f.cols);
+        y = static_cast<int>(q / cols);
+        x = static_cast<int>(q - static_cast<unsigned>(y) * cols);
+        p = y * f.ld + x;
+    }
+};
+
+/** Root of a, as seen while compressAndRank rewrites the forest. A root reads either as its own index
+(+1) or, once ranked, as a negative number; any other value read, even a stale one, is an ancestor,
+so the walk ends at the right root. */
+__device__ __forceinline__ int findRootWhileRanking(const int* parent, int a)
+{
+    for (;;)
+    {
+        const int v = parent[a];
+        if (v < 0 || v == a + 1)
+            return a;
+        a = v - 1;
+    }
+}
+
+__global__ void compressAndRankKernel(const LabelForest f, unsigned pixels, int segments, int* segmentRootCounts)
+{
+    const int lane = threadIdx.x % kWarpSize;
+    const int segment = blockIdx.x * kWarpsPerBlock + threadIdx.x / kWarpSize;
+    if (segment >= segments) // whole warp leaves together
+        return;
+
+    const unsigned lanesBelow = (1u << lane) - 1u;
+    const unsigned segmentStart = static_cast<unsigned>(segment) * kSegmentPixels;
+    int rootsSoFar = 0; // same value in every lane
+    for (int chunk = 0; chunk < kChunksPerSegment; ++chunk)
+    {
+        const unsigned q = segmentStart + chunk * kWarpSize + lane;
+        bool isRoot = false;
+        int p = 0;
+        if (q < pixels)
+        {
+            const PixelAt px(q, f);
+            p = px.p;
+            const int v = f.data[p];
+            if (v == p + 1)
+                isRoot = true;
+            else if (v != 0)
+                f.data[p] = findRootWhileRanking(f.data, v - 1) + 1;
+        }
+        const unsigned roots = __ballot_sync(kFullMask, isRoot);
+        if (isRoot)
+            f.data[p] = -(rootsSoFar + __popc(roots & lanesBelow) + 1);
+        rootsSoFar += __popc(roots);
+    }
+    if (lane == 0)
+        segmentRootCounts[segment] = rootsSoFar;
+}
+
+__global__ void initAccumulatorsKernel(StatsAccumulators acc)
+{
+    const int l = blockIdx.x * blockDim.x + threadIdx.x;
+    if (l >= acc.count)
+        return;
+    acc.minX[l] = INT_MAX;
+    acc.minY[l] = INT_MAX;
+    acc.maxX[l] = INT_MIN;
+    acc.maxY[l] = INT_MIN;
+    acc.area[l] = 0;
+    acc.sumX[l] = 0;
+    acc.sumY[l] = 0;
+}
+
+/** One horizontal run of `len` pixels of `label`, from (x0, y) to (x0 + len - 1, y). */
+__device__ __forceinline__ void accumulateRun(const StatsAccumulators& acc, int label, int x0, int y, int len)
+{
+    atomicMin(acc.minX + label, x0);
+    atomicMax(acc.maxX + label, x0 + len - 1);
+    atomicMin(acc.minY + label, y);
+    atomicMax(acc.maxY + label, y);
+    atomicAdd(acc.area + label, len);
+    // sum of x over the run: len * x0 + (0 + 1 + ... + len - 1)
+    atomicAdd(acc.sumX + label, static_cast<unsigned long long>(len) * x0 +
+                                    static_cast<unsigned long long>(len) * (len - 1) / 2);
+    atomicAdd(acc.sumY + label, static_cast<unsigned long long>(len) * y);
+}
+
+/** Background statistics of one thread, reduced per block before they touch global memory. */
+struct BackgroundStats // trivial type: it also lives in shared memory
+{
+    int area, minX, minY, maxX, maxY;
+    unsigned long long sumX, sumY;
+
+    __device__ void reset()
+    {
+        area = 0;
+        minX = minY = INT_MAX;
+        maxX = maxY = INT_MIN;
+        sumX = sumY = 0;
+    }
+    __device__ void add(int x, int y)
+    {
+        ++area;
+        minX = min(minX, x); maxX = max(maxX, x);
+        minY = min(minY, y); maxY = max(maxY, y);
+        sumX += x; sumY += y;
+    }
+    __device__ void warpReduce()
+    {
+        for (int d = kWarpSize / 2; d > 0; d /= 2)
+        {
+            area += __shfl_down_sync(kFullMask, area, d);
+            minX = min(minX, __shfl_down_sync(kFullMask, minX, d));
+            minY = min(minY, __shfl_down_sync(kFullMask, minY, d));
+            maxX = max(maxX, __shfl_down_sync(kFullMask, maxX, d));
+            maxY = max(maxY, __shfl_down_sync(kFullMask, maxY, d));
+            sumX += __shfl_down_sync(kFullMask, sumX, d);
+            sumY += __shfl_down_sync(kFullMask, sumY, d);
+        }
+    }
+    __device__ void addTo(int* minX_, int* minY_, int* maxX_, int* maxY_, int* area_, unsigned long long* sumX_,
+                          unsigned long long* sumY_) const
+    {
+        atomicMin(minX_, minX); atomicMin(minY_, minY);
+        atomicMax(maxX_, maxX); atomicMax(maxY_, maxY);
+        atomicAdd(area_, area);
+        atomicAdd(sumX_, sumX); atomicAdd(sumY_, sumY);
+    }
+};
+
+/** Final label of the pixel whose forest slot holds v (after compressAndRank). A root's slot holds
+-(rank in its segment + 1); in place, a root's slot may already hold its final (positive) label. */
+__device__ __forceinline__ int finalLabel(const LabelForest& f, const int* segmentOffsets, int segment, int v)
+{
+    if (v == 0)
+        return 0;
+    if (v < 0) // this pixel is a root of this segment
+        return segmentOffsets[segment] - v;
+    const int r = v - 1;
+    const int w = f.data[r];
+    if (w > 0) // relabeled in place already
+        return w;
+    const unsigned ry = static_cast<unsigned>(r) / static_cast<unsigned>(f.ld);
+    const unsigned rx = static_cast<unsigned>(r) - ry * static_cast<unsigned>(f.ld);
+    const unsigned rq = ry * static_cast<unsigned>(f.cols) + rx;
+    return segmentOffsets[rq / kSegmentPixels] - w;
+}
+
+template <typename LabelT, bool kStats>
+__global__ void relabelKernel(const LabelForest f, unsigned pixels, int segments, const int* segmentOffsets,
+                              char* labels, size_t labelsStep, const StatsAccumulators acc)
+{
+    __shared__ BackgroundStats blockBackground;
+    if (kStats)
+    {
+        if (threadIdx.x == 0)
+            blockBackground.reset();
+        __syncthreads();
+    }
+
+    const int lane = threadIdx.x % kWarpSize;
+    const int segment = blockIdx.x * kWarpsPerBlock + threadIdx.x / kWarpSize;
+    const bool activeWarp = segment < segments; // warp-uniform
+    BackgroundStats background;
+    background.reset();
+
+    // The run that ended on lane 31 of the previous chunk and may continue (same in every lane).
+    int openLabel = 0, openX0 = 0, openY = 0, openLen = 0;
+
+    const unsigned segmentStart = static_cast<unsigned>(segment) * kSegmentPixels;
+    for (int chunk = 0; activeWarp && chunk < kChunksPerSegment; ++chunk)
+    {
+        const unsigned q = segmentStart + chunk * kWarpSize + lane;
+        int x = 0, y = -1, label = 0;
+        const bool valid = q < pixels;
+        if (valid)
+        {
+            const PixelAt px(q, f);
+            x = px.x;
+            y = px.y;
+            label = finalLabel(f, segmentOffsets, segment, f.data[px.p]);
+            reinterpret_cast<LabelT*>(labels + static_cast<size_t>(y) * labelsStep)[x] = static_cast<LabelT>(label);
+        }
+        if (!kStats)
+            continue;
+
+        if (valid && label == 0)
+            background.add(x, y);
+
+        // Runs of equal foreground labels in this chunk: a lane continues a run when the pixel before
+        // it (lane - 1 holds raster index q - 1) is in the same row and has the same label.
+        const int prevLabel = __shfl_up_sync(kFullMask, label, 1);
+        const bool continues = lane > 0 && label != 0 && x > 0 && prevLabel == label;
+        const unsigned continuing = __ballot_sync(kFullMask, continues);
+        const bool head = label != 0 && !continues;
+        int len = 0;
+        if (head)
+        {
+            const unsigned after = lane == kWarpSize - 1 ? 0u : continuing >> (lane + 1);
+            len = __ffs(~after); // 1 + number of continuing lanes right after the head
+        }
+
+        // Does the run starting on lane 0 extend the open run of the previous chunk?
+        const int label0 = __shfl_sync(kFullMask, label, 0);
+        const int x0 = __shfl_sync(kFullMask, x, 0);
+        const int y0 = __shfl_sync(kFullMask, y, 0);
+        const bool extendsOpen = openLen > 0 && label0 == openLabel && y0 == openY && x0 == openX0 + openLen;
+        if (openLen > 0 && !extendsOpen && lane == 0)
+            accumulateRun(acc, openLabel, openX0, openY, openLen);
+
+        int runX0 = x, runLen = len;
+        if (lane == 0 && extendsOpen)
+        {
+            runX0 = openX0;
+            runLen += openLen;
+        }
+        const bool reachesChunkEnd = head && lane + len == kWarpSize;
+        if (head && !reachesChunkEnd)
+            accumulateRun(acc, label, runX0, y, runLen);
+
+        const unsigned open = __ballot_sync(kFullMask, reachesChunkEnd);
+        openLen = 0;
+        if (open)
+        {
+            const int src = __ffs(open) - 1;
+            openLabel = __shfl_sync(kFullMask, label, src);
+            openX0 = __shfl_sync(kFullMask, runX0, src);
+            openY = __shfl_sync(kFullMask, y, src);
+            openLen = __shfl_sync(kFullMask, runLen, src);
+        }
+    }
+
+    if (kStats)
+    {
+        if (activeWarp && openLen > 0 && lane == 0)
+            accumulateRun(acc, openLabel, openX0, openY, openLen);
+
+        background.warpReduce();
+        BackgroundStats& b = blockBackground;
+        if (lane == 0 && background.area > 0)
+            background.addTo(&b.minX, &b.minY, &b.maxX, &b.maxY, &b.area, &b.sumX, &b.sumY);
+        __syncthreads();
+        if (threadIdx.x == 0 && b.area > 0)
+            b.addTo(acc.minX, acc.minY, acc.maxX, acc.maxY, acc.area, acc.sumX, acc.sumY);
+    }
+}
+
+__global__ void finalizeKernel(const StatsAccumulators acc, int* stats, size_t statsStep, double* centroids,
+                               size_t centroidsStep, double emptyCentroid)
+{
+    const int l = blockIdx.x * blockDim.x + threadIdx.x;
+    if (l >= acc.count)
+        return;
+    const int area = acc.area[l];
+    // The CPU's finish(): width/height from the extremes, centroid = double(sum) / double(area); a label
+    // without pixels gets LEFT = -1, TOP untouched (INT_MAX), WIDTH = HEIGHT = 0 and NaN centroids.
+    if (stats)
+    {
+        int* row = reinterpret_cast<int*>(reinterpret_cast<char*>(stats) + static_cast<size_t>(l) * statsStep);
+        if (area > 0)
+        {
+            row[0] = acc.minX[l];
+            row[1] = acc.minY[l];
+            row[2] = acc.maxX[l] - acc.minX[l] + 1;
+            row[3] = acc.maxY[l] - acc.minY[l] + 1;
+        }
+        else
+        {
+            row[0] = -1;
+            row[1] = INT_MAX;
+            row[2] = 0;
+            row[3] = 0;
+        }
+        row[4] = area;
+    }
+    if (centroids)
+    {
+        double* c = reinterpret_cast<double*>(reinterpret_cast<char*>(centroids) + static_cast<size_t>(l) * centroidsStep);
+        if (area > 0)
+        {
+            const double a = __uint2double_rn(static_cast<unsigned>(area));
+            c[0] = __ddiv_rn(__ull2double_rn(acc.sumX[l]), a);
+            c[1] = __ddiv_rn(__ull2double_rn(acc.sumY[l]), a);
+        }
+        else
+        {
+            c[0] = emptyCentroid;
+            c[1] = emptyCentroid;
+        }
+    }
+}
+
+unsigned blocksForItems(int items, int threads) { return static_cast<unsigned>((items + threads - 1) / threads); }
+
+} // namespace
+
+size_t rankScratchBytes(int rows, int cols)
+{
+    const int segments = segmentCount(rows, cols);
+    return 2 * alignUp(sizeof(int) * (segments + 1)) + scanTempBytes(segments + 1);
+}
+
+void compressAndRank(const LabelForest& forest, void* scratch, size_t scratchBytes, int* d_componentCount,
+                     cudaStream_t stream)
+{
+    if (scratchBytes < rankScratchBytes(forest.rows, forest.cols))
+        checkCuda(cudaErrorInvalidValue, "compressAndRank: scratch too small");
+    const RankScratch s = layoutRankScratch(scratch, forest.rows, forest.cols);
+    const unsigned pixels = static_cast<unsigned>(forest.rows) * static_cast<unsigned>(forest.cols);
+
+    compressAndRankKernel<<<blocksFor(s.segments), kBlockThreads, 0, stream>>>(forest, pixels, s.segments, s.counts);
+    checkLaunch("compressAndRank");
+
+    // counts[segments] = 0, so offsets[segments] is the number of components.
+    checkCuda(cudaMemsetAsync(s.counts + s.segments, 0, sizeof(int), stream), "cudaMemsetAsync (rank scratch)");
+    size_t tempBytes = s.scanTempBytes;
+    checkCuda(cub::DeviceScan::ExclusiveSum(s.scanTemp, tempBytes, s.counts, s.offsets, s.segments + 1, stream),
+              "cub::DeviceScan::ExclusiveSum (segment offsets)");
+    checkCuda(cudaMemcpyAsync(d_componentCount, s.offsets + s.segments, sizeof(int), cudaMemcpyDeviceToDevice, stream),
+              "cudaMemcpyAsync (component count)");
+}
+
+size_t statsAccumulatorBytes(int labelCount)
+{
+    return 2 * alignUp(sizeof(unsigned long long) * labelCount) + 5 * alignUp(sizeof(int) * labelCount);
+}
+
+StatsAccumulators initStatsAccumulators(void* memory, int labelCount, cudaStream_t stream)
+{
+    char* p = static_cast<char*>(memory);
+    auto take = [&p](size_t bytes) { char* r = p; p += alignUp(bytes); return r; };
+    StatsAccumulators acc;
+    acc.count = labelCount;
+    acc.sumX = reinterpret_cast<unsigned long long*>(take(sizeof(unsigned long long) * labelCount));
+    acc.sumY = reinterpret_cast<unsigned long long*>(take(sizeof(unsigned long long) * labelCount));
+    acc.minX = reinterpret_cast<int*>(take(sizeof(int) * labelCount));
+    acc.minY = reinterpret_cast<int*>(take(sizeof(int) * labelCount));
+    acc.maxX = reinterpret_cast<int*>(take(sizeof(int) * labelCount));
+    acc.maxY = reinterpret_cast<int*>(take(sizeof(int) * labelCount));
+    acc.area = reinterpret_cast<int*>(take(sizeof(int) * labelCount));
+    initAccumulatorsKernel<<<blocksForItems(labelCount, 256), 256, 0, stream>>>(acc);
+    checkLaunch("initStatsAccumulators");
+    return acc;
+}
+
+void relabelAndAccumulate(const LabelForest& forest, const void* scratch, void* labels, size_t labelsStep,
+                          bool labels16u, const StatsAccumulators* stats, cudaStream_t stream)
+{
+    // Only the offsets are read; the layout needs a mutable pointer but nothing is written through it.
+    const RankScratch s = layoutRankScratch(const_cast<void*>(scratch), forest.rows, forest.cols);
+    const unsigned pixels = static_cast<unsigned>(forest.rows) * static_cast<unsigned>(forest.cols);
+    const StatsAccumulators acc = stats ? *stats : StatsAccumulators();
+    char* out = static_cast<char*>(labels);
+    const unsigned blocks = blocksFor(s.segments);
+    if (labels16u)
+    {
+        if (stats)
+            relabelKernel<unsigned short, true><<<blocks, kBlockThreads, 0, stream>>>(forest, pixels, s.segments, s.offsets, out, labelsStep, acc);
+        else
+            relabelKernel<unsigned short, false><<<blocks, kBlockThreads, 0, stream>>>(forest, pixels, s.segments, s.offsets, out, labelsStep, acc);
+    }
+    else
+    {
+        if (stats)
+            relabelKernel<int, true><<<blocks, kBlockThreads, 0, stream>>>(forest, pixels, s.segments, s.offsets, out, labelsStep, acc);
+        else
+            relabelKernel<int, false><<<blocks, kBlockThreads, 0, stream>>>(forest, pixels, s.segments, s.offsets, out, labelsStep, acc);
+    }
+    checkLaunch("relabelAndAccumulate");
+}
+
+void finalizeStatistics(const StatsAccumulators& stats, int* statsOut, size_t statsStep, double* centroidsOut,
+                        size_t centroidsStep, double emptyCentroid, cudaStream_t stream)
+{
+    finalizeKernel<<<blocksForItems(stats.count, 256), 256, 0, stream>>>(stats, statsOut, statsStep, centroidsOut,
+                                                                         centroidsStep, emptyCentroid);
+    checkLaunch("finalizeStatistics");
+}
+
+}}} // namespace cv::cuda::cudacca

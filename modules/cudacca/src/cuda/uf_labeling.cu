@@ -1,0 +1,169 @@
+// This file is part of cudacca, an OpenCV extra module.
+// It is subject to the license terms in the LICENSE file found in the top-level directory.
+
+// UF: union-find labeling of Oliveira and Lotufo (2010), as described in Bolelli et al. 2024,
+// section III-B-1 and Algorithm 6, with tile merging:
+//   LocalMerge  - each thread block unites the pixels of one tile in shared memory;
+//   Merge       - unions across tile borders only, in global memory;
+//   Compression - done by the shared analysis (compressAndRank), which flattens every tree anyway.
+// 8-connectivity adds the diagonal directions to the half-neighbourhood (the review's reference [56]).
+// Output: the LabelForest of cca_internal.hpp.
+
+#include "../cca_internal.hpp"
+#include "cuda_check.hpp"
+#include "union_find.cuh"
+
+namespace cv { namespace cuda { namespace cudacca {
+
+namespace {
+
+constexpr int kTileW = 32;
+constexpr int kTileH = 16;
+constexpr int kBorderThreads = 256;
+
+__device__ __forceinline__ bool isForeground(const BinaryImage& img, int y, int x)
+{
+    return img.data[static_cast<size_t>(y) * img.step + x] != 0;
+}
+
+/** LocalMerge (Algorithm 6): one block per tile, one thread per pixel. Trees live in shared memory
+with tile-local indices; each pixel then stores its tile root's global pitched index + 1. The local
+root is the tile's raster-first pixel of the tree, so parents still precede children globally. */
+template <int kConnectivity>
+__global__ void localMergeKernel(const BinaryImage img, const LabelForest forest, int tilesPerRow)
+{
+    __shared__ int parent[kTileW * kTileH];
+
+    const int tileX = blockIdx.x % tilesPerRow;
+    const int tileY = blockIdx.x / tilesPerRow;
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int x = tileX * kTileW + tx;
+    const int y = tileY * kTileH + ty;
+    const int l = ty * kTileW + tx;
+    const bool inside = x < forest.cols && y < forest.rows;
+    const bool fg = inside && isForeground(img, y, x);
+
+    parent[l] = fg ? l + 1 : 0;
+    __syncthreads();
+
+    // Half-neighbourhood inside the tile; a nonzero entry means foreground and stays nonzero while
+    // other threads link trees, so it is a safe test.
+    if (fg)
+    {
+        if (tx > 0 && parent[l - 1])
+            device::unite(parent, l, l - 1);
+        if (ty > 0 && parent[l - kTileW])
+            device::unite(parent, l, l - kTileW);
+        if (kConnectivity == 8 && ty > 0)
+        {
+            if (tx > 0 && parent[l - kTileW - 1])
+                device::unite(parent, l, l - kTileW - 1);
+            if (tx < kTileW - 1 && parent[l - kTileW + 1])
+                device::unite(parent, l, l - kTileW + 1);
+        }
+    }
+    __syncthreads();
+
+    if (inside)
+    {
+        int value = 0;
+        if (fg)
+        {
+            const int root = device::findRootVolatile(parent, l);
+            const int rootX = tileX * kTileW + root % kTileW;
+            const int rootY = tileY * kTileH + root / kTileW;
+            value = rootY * forest.ld + rootX + 1;
+        }
+        forest.data[y * forest.ld + x] = value;
+    }
+}
+
+/** Merge across horizontal tile borders: every pixel of a tile's first row (below another tile)
+unites with its neighbours in the row above (up, and for 8-connectivity up-left and up-right).
+One thread per border pixel; i enumerates (border, x). */
+template <int kConnectivity>
+__global__ void mergeRowBordersKernel(const BinaryImage img, const LabelForest forest, long long borderPixels)
+{
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= borderPixels)
+        return;
+    const int x = static_cast<int>(i % forest.cols);
+    const int y = static_cast<int>(i / forest.cols + 1) * kTileH;
+    if (!isForeground(img, y, x))
+        return;
+    const int p = y * forest.ld + x;
+    if (isForeground(img, y - 1, x))
+        device::unite(forest.data, p, p - forest.ld);
+    if (kConnectivity == 8)
+    {
+        if (x > 0 && isForeground(img, y - 1, x - 1))
+            device::unite(forest.data, p, p - forest.ld - 1);
+        if (x + 1 < forest.cols && isForeground(img, y - 1, x + 1))
+            device::unite(forest.data, p, p - forest.ld + 1);
+    }
+}
+
+/** Merge across vertical tile borders: every pixel of a tile's first column (right of another tile)
+unites with its left neighbour, and for 8-connectivity with up-left and down-left. Together with the
+row borders this covers every neighbour pair that straddles two tiles. */
+template <int kConnectivity>
+__global__ void mergeColumnBordersKernel(const BinaryImage img, const LabelForest forest, long long borderPixels)
+{
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= borderPixels)
+        return;
+    const int y = static_cast<int>(i % forest.rows);
+    const int x = static_cast<int>(i / forest.rows + 1) * kTileW;
+    if (!isForeground(img, y, x))
+        return;
+    const int p = y * forest.ld + x;
+    if (isForeground(img, y, x - 1))
+        device::unite(forest.data, p, p - 1);
+    if (kConnectivity == 8)
+    {
+        if (y > 0 && isForeground(img, y - 1, x - 1))
+            device::unite(forest.data, p, p - forest.ld - 1);
+        if (y + 1 < forest.rows && isForeground(img, y + 1, x - 1))
+            device::unite(forest.data, p, p + forest.ld - 1);
+    }
+}
+
+template <int kConnectivity>
+void runUnionFind(const BinaryImage& img, const LabelForest& forest, cudaStream_t stream)
+{
+    const int tilesPerRow = (forest.cols + kTileW - 1) / kTileW;
+    const int tileRows = (forest.rows + kTileH - 1) / kTileH;
+    const long long tiles = static_cast<long long>(tilesPerRow) * tileRows;
+    localMergeKernel<kConnectivity><<<static_cast<unsigned>(tiles), dim3(kTileW, kTileH), 0, stream>>>(
+        img, forest, tilesPerRow);
+    checkLaunch("UF local merge");
+
+    const long long rowBorderPixels = static_cast<long long>(tileRows - 1) * forest.cols;
+    if (rowBorderPixels > 0)
+    {
+        mergeRowBordersKernel<kConnectivity>
+            <<<static_cast<unsigned>((rowBorderPixels + kBorderThreads - 1) / kBorderThreads), kBorderThreads, 0,
+               stream>>>(img, forest, rowBorderPixels);
+        checkLaunch("UF row border merge");
+    }
+    const long long columnBorderPixels = static_cast<long long>(tilesPerRow - 1) * forest.rows;
+    if (columnBorderPixels > 0)
+    {
+        mergeColumnBordersKernel<kConnectivity>
+            <<<static_cast<unsigned>((columnBorderPixels + kBorderThreads - 1) / kBorderThreads), kBorderThreads,
+               0, stream>>>(img, forest, columnBorderPixels);
+        checkLaunch("UF column border merge");
+    }
+}
+
+} // namespace
+
+void labelUnionFind(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream)
+{
+    if (connectivity == 8)
+        runUnionFind<8>(image, forest, stream);
+    else
+        runUnionFind<4>(image, forest, stream);
+}
+
+}}} // namespace cv::cuda::cudacca

@@ -1,0 +1,18 @@
+// This file is part of cudacca, an OpenCV extra module.
+// It is subject to the license terms in the LICENSE file found in the top-level directory.
+
+#ifndef CUDACCA_PRECOMP_HPP
+#define CUDACCA_PRECOMP_HPP
+
+#include "opencv2/cudacca.hpp"
+#include "opencv2/core.hpp"
+#include "opencv2/core/cuda.hpp"
+#include "opencv2/core/cuda_stream_accessor.hpp"
+#include "opencv2/core/utility.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include "cca_internal.hpp"
+#include "cuda/cuda_check.hpp"
+
+#endif
