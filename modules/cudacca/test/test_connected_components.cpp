@@ -1,0 +1,700 @@
+// This file is part of cudacca, an OpenCV extra module.
+// It is subject to the license terms in the LICENSE file found in the top-level directory.
+
+// GPU accuracy of cv::cuda::connectedComponentsWithStats: every case is compared EXACTLY with the CPU's
+// cv::connectedComponentsWithStats(..., cv::CCL_SAUF): N, every label, every stats element, centroids
+// bitwise. Outputs are preallocated and poisoned so that an element the GPU forgets is caught.
+// Every case runs for algorithm x connectivity x ltype (see testedAlgorithms() in test_utils.hpp).
+// Random images: the seed is printed; CUDACCA_TEST_SEED=<seed> replays a run.
+
+#include "test_precomp.hpp"
+#include "test_utils.hpp"
+
+namespace opencv_test { namespace {
+
+using namespace cudacca_test;
+
+class CudaCCA : public ::testing::TestWithParam<CCAParams>
+{
+protected:
+    CCAParams p{};
+    void SetUp() CV_OVERRIDE
+    {
+        skipIfNoCudaDevice(); // SKIP with the reason where there is no GPU
+        p = GetParam();
+    }
+};
+
+static std::string sz(const cv::Size& s) { return cv::format("%dx%d", s.width, s.height); }
+
+// ---------------------------------------------------------------------------------------------------
+// Trivial images
+// ---------------------------------------------------------------------------------------------------
+
+static const cv::Size kSmallSizes[] = { {1, 1}, {2, 1}, {1, 2}, {7, 5}, {32, 32}, {33, 31}, {64, 64},
+                                        {1000, 3}, {3, 1000}, {640, 480} };
+
+TEST_P(CudaCCA, AllZero)
+{
+    FailureBudget budget;
+    for (const cv::Size& s : kSmallSizes)
+    {
+        cv::Mat img = cv::Mat::zeros(s, CV_8UC1);
+        ASSERT_EQ(1, cpuReference(img, p.connectivity).n);
+        if (!budget.record(checkImage(img, p, "all zero"))) break;
+    }
+}
+
+TEST_P(CudaCCA, AllForeground)
+{
+    FailureBudget budget;
+    std::mt19937 rng(testSeed());
+    for (const cv::Size& s : kSmallSizes)
+    {
+        // the background row is empty: LEFT=-1, TOP=INT_MAX, WIDTH=HEIGHT=AREA=0, centroid (NaN, NaN)
+        cv::Mat img(s, CV_8UC1, cv::Scalar(255));
+        CCResult ref = cpuReference(img, p.connectivity);
+        ASSERT_EQ(2, ref.n);
+        EXPECT_EQ(0, ref.stats.at<int>(0, cv::CC_STAT_AREA));
+        EXPECT_TRUE(cvIsNaN(ref.centroids.at<double>(0, 0)) && cvIsNaN(ref.centroids.at<double>(0, 1)));
+        if (!budget.record(checkImage(img, p, "all 255"))) break;
+        // any nonzero value is foreground
+        cv::Mat vals = randomBlockImage(s, 1.0, 1, rng, true);
+        if (!budget.record(checkImage(vals, p, "all foreground, random nonzero values"))) break;
+    }
+}
+
+TEST_P(CudaCCA, SinglePixel)
+{
+    FailureBudget budget;
+    const cv::Size sizes[] = { {1, 1}, {2, 2}, {3, 3}, {31, 17}, {33, 65}, {128, 128}, {257, 129} };
+    for (const cv::Size& s : sizes)
+    {
+        const int W = s.width, H = s.height;
+        const cv::Point pts[] = { {0, 0}, {W - 1, 0}, {0, H - 1}, {W - 1, H - 1}, {W / 2, H / 2},
+                                  {W / 2, 0}, {0, H / 2}, {W - 1, H / 2}, {W / 2, H - 1} };
+        for (const cv::Point& pt : pts)
+        {
+            cv::Mat img = cv::Mat::zeros(s, CV_8UC1);
+            img.at<uchar>(pt) = 1;
+            if (!budget.record(checkImage(img, p, cv::format("single foreground pixel at (%d,%d)", pt.x, pt.y)))) return;
+            // the inverse: a single background pixel (a hole) in a full image
+            cv::Mat hole(s, CV_8UC1, cv::Scalar(255));
+            hole.at<uchar>(pt) = 0;
+            if (!budget.record(checkImage(hole, p, cv::format("single background pixel at (%d,%d)", pt.x, pt.y)))) return;
+        }
+    }
+}
+
+TEST_P(CudaCCA, SingleRowAndColumn)
+{
+    FailureBudget budget;
+    std::mt19937 rng(testSeed());
+    const int lengths[] = { 1, 2, 3, 4, 5, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257,
+                            1000, 1023, 1024, 1025, 4097, 100003 };
+    for (int n : lengths)
+    {
+        std::vector<std::pair<std::string, cv::Mat>> rows;
+        rows.emplace_back("random d=0.5", randomBlockImage(cv::Size(n, 1), 0.5, 1, rng, true));
+        rows.emplace_back("random runs g=7 d=0.6", randomBlockImage(cv::Size(n, 1), 0.6, 7, rng));
+        rows.emplace_back("alternating", checkerboard(cv::Size(n, 1), 0));
+        rows.emplace_back("alternating, phase 1", checkerboard(cv::Size(n, 1), 1));
+        rows.emplace_back("all foreground", cv::Mat(1, n, CV_8UC1, cv::Scalar(1)));
+        for (auto& r : rows)
+        {
+            if (!budget.record(checkImage(r.second, p, "1xN " + r.first))) return;
+            if (!budget.record(checkImage(r.second.t(), p, "Nx1 " + r.first))) return;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Every size from 1x1 to 67x67: block/warp/tile borders at every position
+// ---------------------------------------------------------------------------------------------------
+
+TEST_P(CudaCCA, AllSizesUpTo67)
+{
+    FailureBudget budget;
+    std::mt19937 rng(testSeed());
+    for (int h = 1; h <= 67; ++h)
+        for (int w = 1; w <= 67; ++w)
+        {
+            const int variant = (w * 67 + h) % 4;
+            const double d = variant <= 1 ? 0.5 : (variant == 2 ? 0.55 : 0.65);
+            const int g = variant <= 1 ? 1 : variant;  // g = 1, 1, 2, 3
+            cv::Mat img = randomBlockImage(cv::Size(w, h), d, g, rng, variant == 1);
+            if (!budget.record(checkImage(img, p, cv::format("random d=%.2f g=%d", d, g)))) return;
+        }
+}
+
+TEST_P(CudaCCA, OddLargeSizes)
+{
+    FailureBudget budget(3);
+    std::mt19937 rng(testSeed());
+    struct { cv::Size s; double d; int g; } cases[] = {
+        { {1021, 769}, 0.5, 1 }, { {1021, 769}, 0.55, 4 }, { {4099, 3}, 0.5, 1 }, { {3, 4099}, 0.5, 1 },
+        { {4099, 3}, 0.8, 1 }, { {3, 4099}, 0.8, 1 }, { {1920, 1080}, 0.6, 1 }, { {2053, 2053}, 0.6, 1 },
+        { {2053, 2053}, 0.45, 16 },
+    };
+    for (auto& c : cases)
+        if (!budget.record(checkImage(randomBlockImage(c.s, c.d, c.g, rng), p,
+                                      cv::format("random d=%.2f g=%d", c.d, c.g)))) return;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Patterns
+// ---------------------------------------------------------------------------------------------------
+
+TEST_P(CudaCCA, Checkerboard)
+{
+    // 8-conn: all foreground pixels connected diagonally; 4-conn: every foreground pixel its own component
+    // (512x512 4-conn: 131073 labels, beyond CV_16U: StsOutOfRange expected there).
+    FailureBudget budget;
+    const cv::Size sizes[] = { {1, 1}, {2, 2}, {3, 2}, {16, 16}, {17, 17}, {63, 65}, {64, 64}, {255, 257}, {512, 512} };
+    for (const cv::Size& s : sizes)
+        for (int phase = 0; phase < 2; ++phase)
+        {
+            cv::Mat img = checkerboard(s, phase);
+            if (p.connectivity == 4)
+            {
+                ASSERT_EQ(cv::countNonZero(img) + 1, cpuReference(img, 4).n);
+            }
+            if (!budget.record(checkImage(img, p, cv::format("checkerboard phase %d", phase)))) return;
+        }
+}
+
+TEST_P(CudaCCA, Stripes)
+{
+    FailureBudget budget;
+    const cv::Size sizes[] = { {64, 64}, {129, 67}, {1024, 512} };
+    const StripeKind kinds[] = { STRIPE_HORIZONTAL, STRIPE_VERTICAL, STRIPE_DIAGONAL, STRIPE_ANTIDIAGONAL };
+    const char* kindNames[] = { "horizontal", "vertical", "diagonal", "antidiagonal" };
+    const int pt[][2] = { {2, 1}, {3, 1}, {3, 2}, {5, 3}, {8, 4} };
+    for (const cv::Size& s : sizes)
+        for (int k = 0; k < 4; ++k)
+            for (auto& q : pt)
+                if (!budget.record(checkImage(stripes(s, kinds[k], q[0], q[1]), p,
+                                              cv::format("%s stripes period %d thickness %d", kindNames[k], q[0], q[1])))) return;
+}
+
+TEST_P(CudaCCA, Spiral)
+{
+    FailureBudget budget(3);
+    const cv::Size sizes[] = { {5, 5}, {6, 6}, {7, 4}, {64, 64}, {65, 33}, {33, 65}, {255, 257}, {1024, 1024}, {2048, 2048} };
+    for (const cv::Size& s : sizes)
+    {
+        cv::Mat img = spiral(s);
+        ASSERT_EQ(2, cpuReference(img, 4).n) << "the spiral generator must draw one 4-connected path, size " << sz(s);
+        if (!budget.record(checkImage(img, p, "spiral"))) return;
+        cv::Mat inv = 255 - img; // the gaps between the turns: one more spiral
+        if (!budget.record(checkImage(inv, p, "inverted spiral"))) return;
+    }
+}
+
+TEST_P(CudaCCA, Serpentine)
+{
+    FailureBudget budget(3);
+    const cv::Size sizes[] = { {2, 3}, {64, 64}, {1000, 999}, {2048, 2048} };
+    for (const cv::Size& s : sizes)
+    {
+        cv::Mat img = serpentine(s);
+        ASSERT_EQ(2, cpuReference(img, 4).n) << "the serpentine generator must draw one path, size " << sz(s);
+        if (!budget.record(checkImage(img, p, "serpentine (rows)"))) return;
+        if (!budget.record(checkImage(img.t(), p, "serpentine (columns)"))) return;
+    }
+}
+
+TEST_P(CudaCCA, NestedRings)
+{
+    FailureBudget budget(3);
+    const cv::Size squares[] = { {5, 5}, {64, 64}, {257, 129}, {1024, 1024} };
+    for (const cv::Size& s : squares)
+        if (!budget.record(checkImage(nestedSquareRings(s), p, "nested square rings"))) return;
+    const cv::Size circles[] = { {64, 64}, {512, 512}, {1023, 769} };
+    for (const cv::Size& s : circles)
+    {
+        if (!budget.record(checkImage(nestedCircles(s, 3, cv::LINE_8), p, "nested circles LINE_8 step 3"))) return;
+        if (!budget.record(checkImage(nestedCircles(s, 2, cv::LINE_4), p, "nested circles LINE_4 step 2"))) return;
+    }
+}
+
+TEST_P(CudaCCA, Combs)
+{
+    FailureBudget budget(3);
+    const cv::Size sizes[] = { {3, 3}, {64, 64}, {127, 33}, {1024, 1024}, {2048, 512} };
+    const CombKind kinds[] = { COMB_UP, COMB_DOWN, COMB_INTERLEAVED, COMB_SIDEWAYS };
+    const char* names[] = { "comb, teeth up (joined at the bottom)", "comb, teeth down (joined at the top)",
+                            "two interleaved combs", "comb, sideways" };
+    for (const cv::Size& s : sizes)
+        for (int k = 0; k < 4; ++k)
+            if (!budget.record(checkImage(comb(s, kinds[k]), p, names[k]))) return;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// YACCLAB-style random images: granularity g in {1, 4, 16}, densities from 0 to 100 %
+// ---------------------------------------------------------------------------------------------------
+
+static void runYacclab(const CCAParams& p, cv::Size size, const std::vector<int>& densities)
+{
+    FailureBudget budget(4);
+    std::mt19937 rng(testSeed());
+    for (int g : { 1, 4, 16 })
+        for (int d : densities)
+        {
+            cv::Mat img = randomBlockImage(size, d / 100.0, g, rng);
+            if (!budget.record(checkImage(img, p, cv::format("YACCLAB random g=%d d=%d%%", g, d)))) return;
+        }
+}
+
+TEST_P(CudaCCA, RandomYACCLAB_512)
+{
+    std::vector<int> d;
+    for (int i = 0; i <= 100; i += 5) d.push_back(i); // includes 55, 60, 65 and 100 (full image)
+    runYacclab(p, cv::Size(512, 512), d);
+}
+
+TEST_P(CudaCCA, RandomYACCLAB_2048)
+{
+    runYacclab(p, cv::Size(2048, 2048), { 0, 5, 25, 50, 55, 60, 65, 75, 95, 100 });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// "Real" images: drawn shapes and text, noisy, thresholded
+// ---------------------------------------------------------------------------------------------------
+
+TEST_P(CudaCCA, DrawnScenes)
+{
+    FailureBudget budget(3);
+    std::mt19937 rng(testSeed());
+    const cv::Size sizes[] = { {333, 257}, {640, 480}, {1920, 1080} };
+    for (const cv::Size& s : sizes)
+        for (int scene = 0; scene < 2; ++scene)
+        {
+            cv::Mat gray = drawnScene(s, rng);
+            for (double t : { 60.0, 128.0, 200.0 })
+            {
+                cv::Mat bin;
+                cv::threshold(gray, bin, t, 255, cv::THRESH_BINARY);
+                if (!budget.record(checkImage(bin, p, cv::format("scene %d threshold %.0f", scene, t)))) return;
+            }
+            cv::Mat inv;
+            cv::threshold(gray, inv, 128, 255, cv::THRESH_BINARY_INV);
+            if (!budget.record(checkImage(inv, p, cv::format("scene %d inverse threshold 128", scene)))) return;
+            cv::Mat ad;
+            cv::adaptiveThreshold(gray, ad, 255, cv::ADAPTIVE_THRESH_MEAN_C, cv::THRESH_BINARY, 11, 2);
+            if (!budget.record(checkImage(ad, p, cv::format("scene %d adaptive threshold", scene)))) return;
+        }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// CV_8SC1 input: every nonzero value, negative ones included, is foreground
+// ---------------------------------------------------------------------------------------------------
+
+static cv::Mat randomSigned(cv::Size s, double zeroProb, bool negativeOnly, std::mt19937& rng)
+{
+    cv::Mat img(s, CV_8SC1);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::uniform_int_distribution<int> v(negativeOnly ? -128 : -128, negativeOnly ? -1 : 126);
+    for (int y = 0; y < s.height; ++y)
+        for (int x = 0; x < s.width; ++x)
+        {
+            int val = 0;
+            if (u(rng) >= zeroProb) { val = v(rng); if (!negativeOnly && val >= 0) ++val; } // skip 0
+            img.at<schar>(y, x) = (schar)val;
+        }
+    return img;
+}
+
+TEST_P(CudaCCA, SignedInput8S)
+{
+    FailureBudget budget(3);
+    std::mt19937 rng(testSeed());
+    const cv::Size sizes[] = { {1, 1}, {67, 61}, {512, 512}, {1021, 769} };
+    for (const cv::Size& s : sizes)
+    {
+        std::vector<std::pair<std::string, cv::Mat>> imgs;
+        imgs.emplace_back("8S random, half zero", randomSigned(s, 0.5, false, rng));
+        imgs.emplace_back("8S random negative values only", randomSigned(s, 0.45, true, rng));
+        imgs.emplace_back("8S all -1", cv::Mat(s, CV_8SC1, cv::Scalar(-1)));
+        imgs.emplace_back("8S all -128", cv::Mat(s, CV_8SC1, cv::Scalar(-128)));
+        for (auto& im : imgs)
+        {
+            // sanity of the reference: the 8S image labels like its nonzero mask
+            cv::Mat mask = (im.second != 0);
+            ASSERT_EQ(cpuReference(mask, p.connectivity).n, cpuReference(im.second, p.connectivity).n);
+            if (!budget.record(checkImage(im.second, p, im.first))) return;
+            RunSpec hostIn; hostIn.input = IN_HOST;
+            if (!budget.record(checkImage(im.second, p, im.first, hostIn))) return;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// ROIs
+// ---------------------------------------------------------------------------------------------------
+
+TEST_P(CudaCCA, InputRoi)
+{
+    // The input is a non-continuous ROI of a larger image whose other pixels are foreground: a kernel that
+    // reads outside the ROI, or assumes step == width, merges components or misplaces labels.
+    FailureBudget budget(3);
+    std::mt19937 rng(testSeed());
+    const cv::Size sizes[] = { {1, 1}, {5, 3}, {67, 61}, {512, 300}, {1021, 769} };
+    const cv::Point offsets[] = { {1, 1}, {3, 5}, {13, 0}, {0, 7} };
+    for (const cv::Size& s : sizes)
+        for (const cv::Point& o : offsets)
+            for (int surround = 0; surround < 2; ++surround)
+            {
+                cv::Mat big = surround ? cv::Mat(s.height + 9, s.width + 17, CV_8UC1, cv::Scalar(255))
+                                       : randomBlockImage(cv::Size(s.width + 17, s.height + 9), 0.5, 1, rng, true);
+                const cv::Rect r(o, s);
+                randomBlockImage(s, 0.55, 1, rng).copyTo(big(r));
+                const cv::Mat hostRoi = big(r);
+                cv::cuda::GpuMat dBig;
+                dBig.upload(big);
+                cv::cuda::GpuMat dRoi = dBig(r);
+                if (s.height > 1)
+                {
+                    ASSERT_FALSE(dRoi.isContinuous());
+                }
+                const std::string what = cv::format("input ROI at (%d,%d) of %dx%d, surround %s", o.x, o.y, big.cols, big.rows,
+                                                    surround ? "foreground" : "random");
+                if (!budget.record(checkImage(hostRoi, p, what, RunSpec(), cv::cuda::Stream::Null(), &dRoi))) return;
+                RunSpec hostIn; hostIn.input = IN_HOST;
+                if (!budget.record(checkImage(hostRoi, p, what + " (host Mat ROI)", hostIn))) return;
+                // the input must not be modified
+                cv::Mat after;
+                dBig.download(after);
+                ASSERT_TRUE(bytesEqual(big, after)) << "the input GpuMat was modified, " << what;
+            }
+}
+
+TEST_P(CudaCCA, LabelsOutputRoi)
+{
+    // labels given as a preallocated ROI of a larger poisoned GpuMat (and Mat): written in place, exact inside,
+    // untouched outside.
+    std::mt19937 rng(testSeed());
+    const cv::Size sizes[] = { {1, 1}, {31, 7}, {67, 61}, {640, 480} };
+    for (const cv::Size& s : sizes)
+    {
+        cv::Mat img = randomBlockImage(s, 0.55, 1, rng);
+        CCResult ref = cpuReference(img, p.connectivity);
+        if (overflows(ref, p.ltype)) continue;
+        const cv::Rect r(3, 5, s.width, s.height);
+        const cv::Mat bigPoison = poisonedLabels(cv::Size(s.width + 10, s.height + 9), p.ltype);
+        cv::Mat expectedBig = bigPoison.clone();
+        expectedLabels(ref, p.ltype).copyTo(expectedBig(r));
+        SCOPED_TRACE(cv::format("labels ROI (3,5) %s of %s, %s", sz(s).c_str(), sz(bigPoison.size()).c_str(), paramsName(p).c_str()));
+
+        // GpuMat
+        cv::cuda::GpuMat dImg, dBig, dStats, dCentroids;
+        dImg.upload(img);
+        dBig.upload(bigPoison);
+        cv::cuda::GpuMat dRoi = dBig(r);
+        const void* roiData = dRoi.data;
+        int n = cv::cuda::connectedComponentsWithStats(dImg, dRoi, dStats, dCentroids, p.connectivity, p.ltype, p.algorithm);
+        EXPECT_EQ(ref.n, n);
+        EXPECT_EQ(roiData, (const void*)dRoi.data) << "the labels ROI was reallocated";
+        cv::Mat bigAfter, st, ce;
+        dBig.download(bigAfter);
+        dStats.download(st);
+        dCentroids.download(ce);
+        EXPECT_TRUE(labelsEqual(expectedBig, bigAfter)) << "(whole parent: the ROI must be exact, the rest poison)";
+        EXPECT_TRUE(statsEqual(ref.stats, st));
+        EXPECT_TRUE(centroidsEqual(ref.centroids, ce));
+
+        // host Mat
+        cv::Mat hBig = bigPoison.clone();
+        cv::Mat hRoi = hBig(r);
+        const void* hRoiData = hRoi.data;
+        cv::Mat hSt, hCe;
+        n = cv::cuda::connectedComponentsWithStats(dImg, hRoi, hSt, hCe, p.connectivity, p.ltype, p.algorithm);
+        EXPECT_EQ(ref.n, n);
+        EXPECT_EQ(hRoiData, (const void*)hRoi.data) << "the host labels ROI was reallocated";
+        EXPECT_TRUE(labelsEqual(expectedBig, hBig)) << "(whole host parent)";
+        EXPECT_TRUE(statsEqual(ref.stats, hSt));
+        EXPECT_TRUE(centroidsEqual(ref.centroids, hCe));
+    }
+}
+
+TEST_P(CudaCCA, StatsCentroidsOutputRoi)
+{
+    // stats and centroids given as preallocated ROIs (N x 5, N x 2) of larger poisoned matrices.
+    std::mt19937 rng(testSeed());
+    const cv::Size sizes[] = { {1, 1}, {67, 61}, {300, 200} };
+    for (const cv::Size& s : sizes)
+    {
+        cv::Mat img = randomBlockImage(s, 0.5, 1, rng);
+        CCResult ref = cpuReference(img, p.connectivity);
+        if (overflows(ref, p.ltype)) continue;
+        SCOPED_TRACE(cv::format("stats/centroids ROIs, image %s, N=%d, %s", sz(s).c_str(), ref.n, paramsName(p).c_str()));
+        const int n = ref.n;
+        // parents wider than the outputs: the ROIs are not continuous
+        const cv::Mat sBig(n + 4, 9, CV_32SC1, cv::Scalar(kPoisonStat));
+        const cv::Mat cPoison = poisonedCentroids(n + 3, 5);
+        const cv::Rect sr(2, 1, 5, n), cr(1, 2, 2, n);
+        cv::Mat sExpected = sBig.clone(), cExpected = cPoison.clone();
+        ref.stats.copyTo(sExpected(sr));
+        ref.centroids.copyTo(cExpected(cr));
+
+        cv::cuda::GpuMat dImg, dLabels, dS, dC;
+        dImg.upload(img);
+        dS.upload(sBig);
+        dC.upload(cPoison);
+        cv::cuda::GpuMat dSr = dS(sr), dCr = dC(cr);
+        const void* sp = dSr.data; const void* cp = dCr.data;
+        const int got = cv::cuda::connectedComponentsWithStats(dImg, dLabels, dSr, dCr, p.connectivity, p.ltype, p.algorithm);
+        EXPECT_EQ(n, got);
+        EXPECT_EQ(sp, (const void*)dSr.data) << "the stats ROI was reallocated";
+        EXPECT_EQ(cp, (const void*)dCr.data) << "the centroids ROI was reallocated";
+        cv::Mat sAfter, cAfter, lAfter;
+        dS.download(sAfter);
+        dC.download(cAfter);
+        dLabels.download(lAfter);
+        EXPECT_TRUE(bytesEqual(sExpected, sAfter)) << "stats parent: ROI exact, rest poison. ROI: " << statsEqual(ref.stats, sAfter(sr)).message();
+        EXPECT_TRUE(bytesEqual(cExpected, cAfter)) << "centroids parent: ROI exact, rest poison. ROI: " << centroidsEqual(ref.centroids, cAfter(cr)).message();
+        EXPECT_TRUE(labelsEqual(expectedLabels(ref, p.ltype), lAfter));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Output kinds: GpuMat / Mat / empty / noArray(), host input
+// ---------------------------------------------------------------------------------------------------
+
+TEST_P(CudaCCA, OutputKinds)
+{
+    std::mt19937 rng(testSeed());
+    std::vector<std::pair<std::string, cv::Mat>> imgs;
+    imgs.emplace_back("random d=0.5", randomBlockImage(cv::Size(300, 200), 0.5, 1, rng));
+    imgs.emplace_back("random 67x1", randomBlockImage(cv::Size(67, 1), 0.5, 1, rng));
+    imgs.emplace_back("full (empty background row)", cv::Mat(cv::Size(129, 65), CV_8UC1, cv::Scalar(7)));
+    imgs.emplace_back("random g=4 d=0.6", randomBlockImage(cv::Size(1024, 768), 0.6, 4, rng));
+    struct K { InputKind in; OutKind l, s, c; } specs[] = {
+        { IN_GPU,  OUT_GPU,        OUT_GPU,        OUT_GPU },
+        { IN_HOST, OUT_GPU,        OUT_GPU,        OUT_GPU },
+        { IN_GPU,  OUT_HOST,       OUT_HOST,       OUT_HOST },
+        { IN_HOST, OUT_HOST,       OUT_HOST,       OUT_HOST },
+        { IN_GPU,  OUT_GPU,        OUT_HOST,       OUT_GPU },
+        { IN_GPU,  OUT_HOST,       OUT_GPU,        OUT_HOST },
+        { IN_GPU,  OUT_GPU_EMPTY,  OUT_GPU_EMPTY,  OUT_GPU_EMPTY },
+        { IN_HOST, OUT_HOST_EMPTY, OUT_HOST_EMPTY, OUT_HOST_EMPTY },
+        { IN_GPU,  OUT_GPU_EMPTY,  OUT_HOST_EMPTY, OUT_GPU },
+        { IN_GPU,  OUT_GPU,        OUT_NONE,       OUT_NONE },   // labels only: still exact, N still right
+        { IN_HOST, OUT_HOST,       OUT_NONE,       OUT_NONE },
+        { IN_GPU,  OUT_GPU_EMPTY,  OUT_NONE,       OUT_NONE },
+        { IN_GPU,  OUT_GPU,        OUT_GPU,        OUT_NONE },   // stats without centroids
+        { IN_HOST, OUT_HOST,       OUT_HOST,       OUT_NONE },
+    };
+    FailureBudget budget(6);
+    for (auto& im : imgs)
+        for (auto& k : specs)
+        {
+            RunSpec spec; spec.input = k.in; spec.labels = k.l; spec.stats = k.s; spec.centroids = k.c;
+            if (!budget.record(checkImage(im.second, p, im.first, spec))) return;
+        }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// CV_16U: more than 65535 labels -> StsOutOfRange, outputs untouched; up to 65535 -> exact
+// ---------------------------------------------------------------------------------------------------
+
+TEST_P(CudaCCA, LabelCountLimit16U)
+{
+    // For CV_32S params these are plain exact checks with many labels.
+    struct C { std::string what; cv::Mat img; int expectedN; };
+    std::vector<C> cases;
+    cases.push_back({ "checkerboard 512x512", checkerboard(cv::Size(512, 512)), p.connectivity == 4 ? 131073 : 2 });
+    cases.push_back({ "isolated pixels 1024x1024", isolatedPixels(cv::Size(1024, 1024), 512 * 512), 512 * 512 + 1 });
+    // the boundary, as cudacca.hpp documents it (kMaxLabels16U)
+    cases.push_back({ cv::format("%d isolated pixels: N = %d, the most CV_16U allows", kMaxLabels16U - 1, kMaxLabels16U),
+                      isolatedPixels(cv::Size(512, 512), kMaxLabels16U - 1), kMaxLabels16U });
+    cases.push_back({ cv::format("%d isolated pixels: N = %d, one too many for CV_16U", kMaxLabels16U, kMaxLabels16U + 1),
+                      isolatedPixels(cv::Size(512, 512), kMaxLabels16U), kMaxLabels16U + 1 });
+    const OutKind kinds[][3] = {
+        { OUT_GPU, OUT_GPU, OUT_GPU }, { OUT_HOST, OUT_HOST, OUT_HOST }, { OUT_GPU, OUT_NONE, OUT_NONE },
+        { OUT_GPU_EMPTY, OUT_GPU_EMPTY, OUT_GPU_EMPTY }, { OUT_HOST_EMPTY, OUT_HOST_EMPTY, OUT_HOST_EMPTY },
+        { OUT_HOST, OUT_GPU, OUT_HOST },
+    };
+    FailureBudget budget(4);
+    for (auto& c : cases)
+    {
+        ASSERT_EQ(c.expectedN, cpuReference(c.img, p.connectivity).n) << c.what;
+        for (auto& k : kinds)
+        {
+            RunSpec spec; spec.labels = k[0]; spec.stats = k[1]; spec.centroids = k[2];
+            if (!budget.record(checkImage(c.img, p, c.what, spec))) return;
+        }
+    }
+}
+
+TEST(CUDACCA_16U, Labels16U_SameAsCpu16U)
+{
+    // Direct comparison with the CPU's own CV_16U run (not the converted CV_32S one), on images with few enough
+    // provisional labels for the CPU's 16-bit union-find.
+    skipIfNoCudaDevice();
+    std::mt19937 rng(testSeed());
+    std::vector<std::pair<std::string, cv::Mat>> imgs;
+    imgs.emplace_back("random 300x300 d=0.5", randomBlockImage(cv::Size(300, 300), 0.5, 1, rng));
+    imgs.emplace_back("random 1000x1000 g=4 d=0.6", randomBlockImage(cv::Size(1000, 1000), 0.6, 4, rng));
+    imgs.emplace_back("spiral 256x256", spiral(cv::Size(256, 256)));
+    imgs.emplace_back("full", cv::Mat(40, 30, CV_8UC1, cv::Scalar(1)));
+    for (int algorithm : testedAlgorithms())
+        for (int connectivity : supportedConnectivities(algorithm))
+            for (auto& im : imgs)
+            {
+                const CCAParams p{ algorithm, connectivity, CV_16U };
+                SCOPED_TRACE(im.first + ", " + paramsName(p));
+                cv::Mat l16, s16, c16;
+                const int n16 = cv::connectedComponentsWithStats(im.second, l16, s16, c16, connectivity, CV_16U, cv::CCL_SAUF);
+                ASSERT_LE(n16, kMaxLabels16U);
+                ASSERT_EQ(CV_16UC1, l16.type());
+                cv::cuda::GpuMat dImg, dL, dS, dC;
+                dImg.upload(im.second);
+                const int n = cv::cuda::connectedComponentsWithStats(dImg, dL, dS, dC, connectivity, CV_16U, algorithm);
+                EXPECT_EQ(n16, n);
+                cv::Mat l, s, c;
+                dL.download(l); dS.download(s); dC.download(c);
+                EXPECT_TRUE(labelsEqual(l16, l));
+                EXPECT_TRUE(statsEqual(s16, s));
+                EXPECT_TRUE(centroidsEqual(c16, c));
+            }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Repeated calls, streams
+// ---------------------------------------------------------------------------------------------------
+
+TEST_P(CudaCCA, RepeatedCallsSameOutputs)
+{
+    // The same output objects reused without re-poisoning: many labels, then few (stats shrink), then many again.
+    std::mt19937 rng(testSeed());
+    std::vector<std::pair<std::string, cv::Mat>> seq;
+    seq.emplace_back("random 640x480 d=0.5", randomBlockImage(cv::Size(640, 480), 0.5, 1, rng));
+    seq.emplace_back("random 640x480 g=16 d=0.3", randomBlockImage(cv::Size(640, 480), 0.3, 16, rng));
+    seq.emplace_back("full 640x480", cv::Mat(480, 640, CV_8UC1, cv::Scalar(1)));
+    seq.emplace_back("random 333x222 d=0.6", randomBlockImage(cv::Size(333, 222), 0.6, 1, rng));
+    seq.emplace_back("random 640x480 d=0.5 again", seq[0].second);
+    seq.emplace_back("all zero 640x480", cv::Mat::zeros(480, 640, CV_8UC1));
+    cv::cuda::GpuMat dImg, dL, dS, dC;
+    cv::Mat hL, hS, hC;
+    for (auto& im : seq)
+    {
+        SCOPED_TRACE(im.first + ", " + paramsName(p));
+        CCResult ref = cpuReference(im.second, p.connectivity);
+        if (overflows(ref, p.ltype)) continue;
+        dImg.upload(im.second);
+        int n = cv::cuda::connectedComponentsWithStats(dImg, dL, dS, dC, p.connectivity, p.ltype, p.algorithm);
+        EXPECT_EQ(ref.n, n);
+        cv::Mat l, s, c;
+        dL.download(l); dS.download(s); dC.download(c);
+        EXPECT_TRUE(labelsEqual(expectedLabels(ref, p.ltype), l));
+        EXPECT_TRUE(statsEqual(ref.stats, s));
+        EXPECT_TRUE(centroidsEqual(ref.centroids, c));
+        n = cv::cuda::connectedComponentsWithStats(im.second, hL, hS, hC, p.connectivity, p.ltype, p.algorithm);
+        EXPECT_EQ(ref.n, n);
+        EXPECT_TRUE(labelsEqual(expectedLabels(ref, p.ltype), hL)) << "(host outputs)";
+        EXPECT_TRUE(statsEqual(ref.stats, hS)) << "(host outputs)";
+        EXPECT_TRUE(centroidsEqual(ref.centroids, hC)) << "(host outputs)";
+    }
+}
+
+static std::vector<std::pair<std::string, cv::Mat>> streamImages(std::mt19937& rng)
+{
+    std::vector<std::pair<std::string, cv::Mat>> v;
+    v.emplace_back("random 1024x1024 d=0.5", randomBlockImage(cv::Size(1024, 1024), 0.5, 1, rng));
+    v.emplace_back("random 333x777 d=0.6", randomBlockImage(cv::Size(333, 777), 0.6, 1, rng));
+    v.emplace_back("spiral 512x512", spiral(cv::Size(512, 512)));
+    v.emplace_back("full 256x256", cv::Mat(256, 256, CV_8UC1, cv::Scalar(1)));
+    v.emplace_back("random 2048x1024 g=4 d=0.55", randomBlockImage(cv::Size(2048, 1024), 0.55, 4, rng));
+    v.emplace_back("all zero 100x100", cv::Mat::zeros(100, 100, CV_8UC1));
+    v.emplace_back("comb 1024x512", comb(cv::Size(1024, 512), COMB_UP));
+    v.emplace_back("random 17x1 d=0.5", randomBlockImage(cv::Size(17, 1), 0.5, 1, rng));
+    v.emplace_back("random 1500x900 g=16 d=0.65", randomBlockImage(cv::Size(1500, 900), 0.65, 16, rng));
+    return v;
+}
+
+TEST_P(CudaCCA, OneStreamQueued)
+{
+    // Several different images queued on one stream with GpuMat outputs (the call need not wait again),
+    // checked only after stream.waitForCompletion().
+    std::mt19937 rng(testSeed());
+    auto imgs = streamImages(rng);
+    cv::cuda::Stream stream;
+    std::vector<PendingCase> cases(imgs.size());
+    for (size_t i = 0; i < imgs.size(); ++i)
+    {
+        RunSpec spec;
+        spec.input = (i % 3 == 2) ? IN_HOST : IN_GPU; // a host input is uploaded on the stream
+        cases[i].what = caseName("queued on one stream: " + imgs[i].first, imgs[i].second, p, spec);
+        launchCase(cases[i], imgs[i].second, p, spec, stream);
+    }
+    stream.waitForCompletion();
+    for (auto& c : cases)
+        finishCase(c, p);
+}
+
+TEST_P(CudaCCA, SeveralStreams)
+{
+    std::mt19937 rng(testSeed());
+    auto imgs = streamImages(rng);
+    std::vector<cv::cuda::Stream> streams(3);
+    std::vector<PendingCase> cases(imgs.size());
+    for (size_t i = 0; i < imgs.size(); ++i)
+    {
+        RunSpec spec;
+        cases[i].what = caseName(cv::format("stream %d of 3: ", (int)(i % 3)) + imgs[i].first, imgs[i].second, p, spec);
+        launchCase(cases[i], imgs[i].second, p, spec, streams[i % 3]);
+    }
+    for (auto& s : streams)
+        s.waitForCompletion();
+    for (auto& c : cases)
+        finishCase(c, p);
+}
+
+TEST_P(CudaCCA, NullStream)
+{
+    std::mt19937 rng(testSeed());
+    auto imgs = streamImages(rng);
+    for (size_t i = 0; i < 4; ++i)
+    {
+        EXPECT_TRUE(checkImage(imgs[i].second, p, "explicit Stream::Null(): " + imgs[i].first, RunSpec(), cv::cuda::Stream::Null()));
+        // default stream argument
+        CCResult ref = cpuReference(imgs[i].second, p.connectivity);
+        if (overflows(ref, p.ltype)) continue;
+        cv::cuda::GpuMat dImg, dL, dS, dC;
+        dImg.upload(imgs[i].second);
+        const int n = cv::cuda::connectedComponentsWithStats(dImg, dL, dS, dC, p.connectivity, p.ltype, p.algorithm);
+        cv::Mat l, s, c;
+        dL.download(l); dS.download(s); dC.download(c);
+        SCOPED_TRACE("default stream argument: " + imgs[i].first + ", " + paramsName(p));
+        EXPECT_EQ(ref.n, n);
+        EXPECT_TRUE(labelsEqual(expectedLabels(ref, p.ltype), l));
+        EXPECT_TRUE(statsEqual(ref.stats, s));
+        EXPECT_TRUE(centroidsEqual(ref.centroids, c));
+    }
+}
+
+INSTANTIATE_TEST_CASE_P(CUDACCA, CudaCCA, ::testing::ValuesIn(allParams()), CCAParamsName());
+
+// ---------------------------------------------------------------------------------------------------
+// Defaults: connectivity 8, CV_32S, CCA_DEFAULT
+// ---------------------------------------------------------------------------------------------------
+
+TEST(CUDACCA_Defaults, DefaultArgumentsAre8ConnCV32S)
+{
+    skipIfNoCudaDevice();
+    std::mt19937 rng(testSeed());
+    cv::Mat img = randomBlockImage(cv::Size(257, 129), 0.55, 1, rng);
+    CCResult ref = cpuReference(img, 8);
+    cv::cuda::GpuMat dImg, dL, dS, dC;
+    dImg.upload(img);
+    const int n = cv::cuda::connectedComponentsWithStats(dImg, dL, dS, dC);
+    cv::Mat l, s, c;
+    dL.download(l); dS.download(s); dC.download(c);
+    EXPECT_EQ(ref.n, n);
+    EXPECT_TRUE(labelsEqual(ref.labels, l));
+    EXPECT_TRUE(statsEqual(ref.stats, s));
+    EXPECT_TRUE(centroidsEqual(ref.centroids, c));
+}
+
+}} // namespace opencv_test::<anonymous>
