@@ -1,0 +1,33 @@
+# cmake -DCXX=... -DSOURCE=... -DINCLUDES=a|b|c -DLIBRARY=.../libopencv_cudacca.so -P check.cmake
+string(REPLACE "|" ";" _incs "${INCLUDES}")
+set(_iflags "")
+foreach(d IN LISTS _incs)
+  list(APPEND _iflags "-I${d}")
+endforeach()
+
+execute_process(COMMAND "${CXX}" -std=c++17 -fsyntax-only ${_iflags} "${SOURCE}"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "header_compat: cudacca.hpp + cudaimgproc.hpp do not compile together:\n${out}${err}")
+endif()
+message(STATUS "header_compat: cudacca.hpp and cudaimgproc.hpp compile in one translation unit")
+
+if(NOT EXISTS "${LIBRARY}")
+  message(FATAL_ERROR "header_compat: ${LIBRARY} not built")
+endif()
+find_program(NM nm REQUIRED)
+execute_process(COMMAND "${NM}" -DC --defined-only "${LIBRARY}"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE syms ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "header_compat: nm -DC ${LIBRARY} failed: ${err}")
+endif()
+string(REGEX MATCHALL "[^\n]*connectedComponents\\([^\n]*" clash "${syms}")
+if(clash)
+  string(REPLACE ";" "\n" clash "${clash}")
+  message(FATAL_ERROR "header_compat: ${LIBRARY} exports connectedComponents( (clashes with cudaimgproc):\n${clash}")
+endif()
+string(REGEX MATCHALL "[^\n]*connectedComponentsWithStats\\([^\n]*" ours "${syms}")
+if(NOT ours)
+  message(FATAL_ERROR "header_compat: ${LIBRARY} exports no cv::cuda::connectedComponentsWithStats")
+endif()
+message(STATUS "header_compat: ${LIBRARY} exports only connectedComponentsWithStats:\n${ours}")
