@@ -9,6 +9,7 @@
 #include "opencv2/core/cuda.hpp"
 #include "opencv2/core/cuda_stream_accessor.hpp"
 #include "opencv2/core/utility.hpp"
+#include "opencv2/core/private.hpp"
 
 #include <cuda_runtime_api.h>
 

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Copies what the GPU run needs (test and perf binaries, OpenCV libraries, cv2) into .carry/, stripped,
+# so that it travels to a GPU machine (the device tool carries at most 64 MiB).
+# Usage: scripts/stage_gpu_bundle.sh [build dir, default build]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$root/build}" && pwd)
+dest=$root/.carry
+rm -rf "$dest" && mkdir -p "$dest/bin" "$dest/lib" "$dest/python"
+cp "$build"/opencv/bin/opencv_test_cudacca "$build"/opencv/bin/opencv_perf_cudacca "$dest/bin/"
+cp -P "$build"/opencv/lib/libopencv_*.so* "$dest/lib/"
+cp "$build"/opencv/lib/python3/cv2*.so "$dest/python/"
+[ -x "$build/samples/cudacca_sample" ] && cp "$build/samples/cudacca_sample" "$dest/bin/"
+find "$dest" -type f \( -name '*.so*' -o -perm -u+x \) -exec strip --strip-unneeded {} + 2>/dev/null || true
+du -sh "$dest"
