@@ -12,7 +12,7 @@ if [ $# -ge 1 ]; then
 else
   bin=$root/build/opencv/bin; lib=$root/build/opencv/lib; py=$root/build/opencv/lib/python3
 fi
-export LD_LIBRARY_PATH=$lib:${LD_LIBRARY_PATH:-}
+export LD_LIBRARY_PATH=$lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export PYTHONPATH=$py${PYTHONPATH:+:$PYTHONPATH}
 export PYTHONUNBUFFERED=1 OPENCV_TEST_DATA_PATH=${OPENCV_TEST_DATA_PATH:-$root}
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)

@@ -149,7 +149,7 @@ bool fitsForest(int rows, size_t ld)
     return static_cast<unsigned long long>(rows) * ld < static_cast<unsigned long long>(INT_MAX);
 }
 
-LabelForest forestOf(const GpuMat& m)
+LabelForest forestOf(GpuMat& m)
 {
     LabelForest f;
     f.data = m.ptr<int>();

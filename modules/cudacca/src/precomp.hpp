@@ -8,6 +8,7 @@
 #include "opencv2/core.hpp"
 #include "opencv2/core/cuda.hpp"
 #include "opencv2/core/cuda_stream_accessor.hpp"
+#include "opencv2/imgproc.hpp" // CC_STAT_* column layout
 #include "opencv2/core/utility.hpp"
 #include "opencv2/core/private.hpp"
 
