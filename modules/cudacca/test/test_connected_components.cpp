@@ -495,7 +495,7 @@ TEST_P(CudaCCA, OutputKinds)
 }
 
 // ---------------------------------------------------------------------------------------------------
-// CV_16U: more than 65535 labels -> StsOutOfRange, outputs untouched; up to 65535 -> exact
+// CV_16U: more than 65536 labels (label 65536 and up) -> StsOutOfRange, outputs untouched; up to 65536 -> exact
 // ---------------------------------------------------------------------------------------------------
 
 TEST_P(CudaCCA, LabelCountLimit16U)

@@ -375,8 +375,8 @@ inline cv::Mat drawnScene(cv::Size size, std::mt19937& rng)
 
 // =====================================================================================================
 // The CPU reference: cv::connectedComponentsWithStats(..., cv::CCL_SAUF), always run with CV_32S labels.
-// For CV_16U the expected result is the CV_32S one converted when N <= 65535, and an StsOutOfRange error
-// when N > 65535. (The CPU's own CV_16U run has no overflow check and counts provisional labels in 16 bits;
+// For CV_16U the expected result is the CV_32S one converted when N <= 65536 (labels 0..65535), and an
+// StsOutOfRange error when N > 65536. (The CPU's own CV_16U run has no overflow check and counts provisional labels in 16 bits;
 // where it is right it equals the converted CV_32S result: test Labels16U_SameAsCpu16U checks that directly.)
 // =====================================================================================================
 
@@ -397,9 +397,9 @@ inline CCResult cpuReference(const cv::Mat& img, int connectivity)
     return r;
 }
 
-//! The most labels (background included) a CV_16U call may return. cudacca.hpp: "With CV_16U more than 65535
-//! labels (background included) cannot be represented: ... this function throws cv::Error::StsOutOfRange".
-static const int kMaxLabels16U = 65535;
+//! The most labels (background included) a CV_16U call may return: labels 0..65535. cudacca.hpp: "CV_16U holds
+//! labels up to 65535, i.e. at most 65536 labels with the background. Past that ... throws StsOutOfRange".
+static const int kMaxLabels16U = 65536;
 
 inline bool overflows(const CCResult& ref, int ltype) { return ltype == CV_16U && ref.n > kMaxLabels16U; }
 
@@ -689,7 +689,7 @@ inline bool finishCase(PendingCase& c, const CCAParams& p)
     const bool ovf = overflows(c.ref, p.ltype);
     if (ovf)
     {
-        // CV_16U and more than 65535 labels: StsOutOfRange, outputs untouched.
+        // CV_16U and more than 65536 labels: StsOutOfRange, outputs untouched.
         bool ok = true;
         if (!c.threw)
         {
