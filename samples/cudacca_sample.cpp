@@ -6,6 +6,7 @@
 //
 //   cudacca_sample [image] [--threshold=T] [--invert] [--connectivity=8|4] [--algorithm=default|uf]
 //                  [--output=cudacca_labels.png] [--check]
+//   (cv::CommandLineParser syntax: values follow "=", also for short names: -c=4, -t=100)
 //
 // Exit codes: 0 success, 1 error (bad argument, unreadable image, OpenCV error), 2 no CUDA device,
 // 3 --check found a difference from the CPU's cv::connectedComponentsWithStats(..., CCL_SAUF).
