@@ -11,5 +11,12 @@ cp "$build"/opencv/bin/opencv_test_cudacca "$build"/opencv/bin/opencv_perf_cudac
 cp -P "$build"/opencv/lib/libopencv_*.so* "$dest/lib/"
 cp "$build"/opencv/lib/python3/cv2*.so "$dest/python/"
 [ -x "$build/samples/cudacca_sample" ] && cp "$build/samples/cudacca_sample" "$dest/bin/"
+# System libraries of this machine (Debian) that an Ubuntu GPU machine lacks (imgcodecs needs them).
+for so in libjpeg.so.62 libpng16.so.16; do
+  p=$(ldconfig -p | awk -v n="$so" '$1 == n && /x86-64/ {print $NF; exit}')
+  [ -n "$p" ] && cp -L "$p" "$dest/lib/"
+done
+git -C "$root" rev-parse --short HEAD > "$dest/COMMIT" 2>/dev/null || true
+git -C "$root" diff --quiet HEAD 2>/dev/null || echo "(+ uncommitted changes)" >> "$dest/COMMIT"
 find "$dest" -type f \( -name '*.so*' -o -perm -u+x \) -exec strip --strip-unneeded {} + 2>/dev/null || true
 du -sh "$dest"
