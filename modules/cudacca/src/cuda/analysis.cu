@@ -131,7 +131,15 @@ __global__ void compressAndRankKernel(const LabelForest f, unsigned pixels, int 
             if (v == p + 1)
                 isRoot = true;
             else if (v != 0)
-                f.data[p] = findRootWhileRanking(f.data, v - 1) + 1;
+            {
+                const int parent = v - 1;
+                const int root = findRootWhileRanking(f.data, parent);
+                f.data[p] = root + 1;
+                // Point the parent (usually a tile root shared by many pixels) at the root too, so the
+                // pixels that walk after us take one step. It is not a root, so only ancestors are written.
+                if (parent != root)
+                    f.data[parent] = root + 1;
+            }
         }
         const unsigned roots = __ballot_sync(kFullMask, isRoot);
         if (isRoot)

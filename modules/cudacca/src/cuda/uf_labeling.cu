@@ -78,9 +78,15 @@ __global__ void localMergeKernel(const BinaryImage img, const LabelForest forest
     }
 }
 
-/** Merge across horizontal tile borders: every pixel of a tile's first row (below another tile)
-unites with its neighbours in the row above (up, and for 8-connectivity up-left and up-right).
-One thread per border pixel; i enumerates (border, x). */
+/** Merge across horizontal tile borders: a pixel of a tile's first row (below another tile) unites
+with its foreground neighbours in the row above. One thread per border pixel; i enumerates (border, x).
+
+Most of these unions are redundant: a row run is one component, so only the leftmost pixel of a run
+needs to unite with an upper neighbour that the pixel to its left also touches. A union is skipped only
+when that left pixel is in the SAME tile (its link to us is then made by LocalMerge, and its own unions
+by this kernel), so the skips never rely on a union that is itself skipped for a reason depending on us;
+the tile's first column always unites. On an all-foreground image this leaves one union per tile border
+instead of three per pixel. */
 template <int kConnectivity>
 __global__ void mergeRowBordersKernel(const BinaryImage img, const LabelForest forest, long long borderPixels)
 {
@@ -92,20 +98,33 @@ __global__ void mergeRowBordersKernel(const BinaryImage img, const LabelForest f
     if (!isForeground(img, y, x))
         return;
     const int p = y * forest.ld + x;
-    if (isForeground(img, y - 1, x))
-        device::unite(forest.data, p, p - forest.ld);
-    if (kConnectivity == 8)
+    const bool leftInTile = x % kTileW != 0 && isForeground(img, y, x - 1);
+    const bool up = isForeground(img, y - 1, x);
+    const bool upLeft = x > 0 && isForeground(img, y - 1, x - 1);
+    if (kConnectivity == 4)
     {
-        if (x > 0 && isForeground(img, y - 1, x - 1))
-            device::unite(forest.data, p, p - forest.ld - 1);
-        if (x + 1 < forest.cols && isForeground(img, y - 1, x + 1))
-            device::unite(forest.data, p, p - forest.ld + 1);
+        // The left pixel reaches up-left, which is in the same row run as up.
+        if (up && !(leftInTile && upLeft))
+            device::unite(forest.data, p, p - forest.ld);
+        return;
     }
+    // 8-connectivity: the left pixel touches up-left and up itself; up-right is in up's row run.
+    if (up)
+    {
+        if (!leftInTile)
+            device::unite(forest.data, p, p - forest.ld);
+        return;
+    }
+    if (upLeft && !leftInTile)
+        device::unite(forest.data, p, p - forest.ld - 1);
+    if (x + 1 < forest.cols && isForeground(img, y - 1, x + 1))
+        device::unite(forest.data, p, p - forest.ld + 1);
 }
 
-/** Merge across vertical tile borders: every pixel of a tile's first column (right of another tile)
-unites with its left neighbour, and for 8-connectivity with up-left and down-left. Together with the
-row borders this covers every neighbour pair that straddles two tiles. */
+/** Merge across vertical tile borders: a pixel of a tile's first column (right of another tile) unites
+with its foreground neighbours in the column to the left; the same reasoning as for rows, transposed,
+with the pixel above (skipped only when it is in the same tile). Together with the row borders this
+covers every neighbour pair that straddles two tiles. */
 template <int kConnectivity>
 __global__ void mergeColumnBordersKernel(const BinaryImage img, const LabelForest forest, long long borderPixels)
 {
@@ -117,15 +136,25 @@ __global__ void mergeColumnBordersKernel(const BinaryImage img, const LabelFores
     if (!isForeground(img, y, x))
         return;
     const int p = y * forest.ld + x;
-    if (isForeground(img, y, x - 1))
-        device::unite(forest.data, p, p - 1);
-    if (kConnectivity == 8)
+    const bool aboveInTile = y % kTileH != 0 && isForeground(img, y - 1, x);
+    const bool left = isForeground(img, y, x - 1);
+    const bool upLeft = y > 0 && isForeground(img, y - 1, x - 1);
+    if (kConnectivity == 4)
     {
-        if (y > 0 && isForeground(img, y - 1, x - 1))
-            device::unite(forest.data, p, p - forest.ld - 1);
-        if (y + 1 < forest.rows && isForeground(img, y + 1, x - 1))
-            device::unite(forest.data, p, p + forest.ld - 1);
+        if (left && !(aboveInTile && upLeft))
+            device::unite(forest.data, p, p - 1);
+        return;
     }
+    if (left)
+    {
+        if (!aboveInTile)
+            device::unite(forest.data, p, p - 1);
+        return;
+    }
+    if (upLeft && !aboveInTile)
+        device::unite(forest.data, p, p - forest.ld - 1);
+    if (y + 1 < forest.rows && isForeground(img, y + 1, x - 1))
+        device::unite(forest.data, p, p + forest.ld - 1);
 }
 
 template <int kConnectivity>

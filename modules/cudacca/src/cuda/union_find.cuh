@@ -28,6 +28,17 @@ __device__ __forceinline__ int findRootVolatile(const volatile int* parent, int 
     return a;
 }
 
+/** Root of a, then a is pointed straight at it (InlineCompress of Bolelli et al. 2024, Algorithm 1,
+for the first node of the path: it keeps later walks from the same pixel short). Safe while other
+threads link trees: a is not a root, only roots are linked, and the root is an ancestor of a. */
+__device__ __forceinline__ int findRootCompress(volatile int* parent, int a)
+{
+    const int root = findRootVolatile(parent, a);
+    if (root != a && parent[a] != root + 1)
+        parent[a] = root + 1;
+    return root;
+}
+
 /** Union of the trees of a and b (Bolelli et al. 2024, Algorithm 1, Union). atomicMin returns the
 value it replaced: if that is not the root we looked at, someone linked it meanwhile: retry from there.
 Parents only ever decrease, so the loop terminates. */
@@ -36,8 +47,8 @@ __device__ __forceinline__ void unite(int* parent, int a, int b)
     bool done;
     do
     {
-        a = findRootVolatile(parent, a);
-        b = findRootVolatile(parent, b);
+        a = findRootCompress(parent, a);
+        b = findRootCompress(parent, b);
         if (a < b)
         {
             const int old = atomicMin(parent + b, a + 1) - 1;
