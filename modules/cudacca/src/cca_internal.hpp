@@ -49,6 +49,30 @@ struct BinaryImage
     int cols;
 };
 
+// ---- temporary device memory (connected_components.cpp) ---------------------------------------------
+
+/** Device memory ordered on a stream, from cudacca's stream-ordered pool (kept between calls), freed with
+cudaFreeAsync on the same stream when released or destroyed: no device-wide synchronization, so calls on
+different streams overlap. Every temporary buffer of the pipeline and of the algorithms comes from here,
+so that the test suite can measure the peak (temporaryMemoryHighWater in diagnostics.hpp).
+allocate() throws cv::Exception (cv::Error::StsNoMem) when the device is out of memory. */
+class StreamBuffer
+{
+public:
+    StreamBuffer() = default;
+    StreamBuffer(const StreamBuffer&) = delete;
+    StreamBuffer& operator=(const StreamBuffer&) = delete;
+    ~StreamBuffer() { release(); }
+
+    void* allocate(size_t bytes, cudaStream_t stream); //!< releases what it held first
+    void release();
+    void* get() const { return ptr_; }
+
+private:
+    void* ptr_ = nullptr;
+    cudaStream_t stream_ = 0;
+};
+
 // ---- labeling algorithms: each builds the LabelForest (one file each) -------------------------------
 
 //! Oliveira and Lotufo's union-find with tile merging (cuda/uf_labeling.cu). connectivity 4 or 8.

@@ -5,6 +5,7 @@
 // cca_internal.hpp (labeling algorithm -> compressAndRank -> relabelAndAccumulate -> finalizeStatistics).
 
 #include "precomp.hpp"
+#include "diagnostics.hpp"
 
 #include <climits>
 #include <limits>
@@ -70,6 +71,33 @@ ByteRange deviceRangeOf(InputArray a)
     return a.kind() == _InputArray::CUDA_GPU_MAT ? rangeOf(a.getGpuMat()) : ByteRange();
 }
 
+/** An output must be something the result can be written to: a Mat or a GpuMat (or noArray()), and
+when the caller fixed its type (Mat_<T>) or size, the result's. The size of stats and centroids (the
+number of labels) is known only after the labeling: checkResultSize() checks it then. */
+void checkOutputObject(OutputArray out, const char* name, int type, Size size)
+{
+    if (!out.needed())
+        return;
+    const int kind = out.kind();
+    if (kind != _InputArray::MAT && kind != _InputArray::CUDA_GPU_MAT)
+        CV_Error_(Error::StsBadArg, ("%s must be a cv::Mat, a cv::cuda::GpuMat or noArray(); got another kind of "
+                                     "array (_InputArray kind %d)", name, kind >> _InputArray::KIND_SHIFT));
+    if (out.fixedType() && out.type() != type)
+        CV_Error_(Error::StsUnsupportedFormat, ("%s has the fixed type %s (e.g. a Mat_<T>), but the result is %s",
+                                                name, typeToString(out.type()).c_str(), typeToString(type).c_str()));
+    if (out.fixedSize() && size.width >= 0 && out.size() != size)
+        CV_Error_(Error::StsBadSize, ("%s has the fixed size %dx%d, but the result is %dx%d", name,
+                                      out.size().width, out.size().height, size.width, size.height));
+}
+
+void checkResultSize(OutputArray out, const char* name, Size size)
+{
+    if (out.needed() && out.fixedSize() && out.size() != size)
+        CV_Error_(Error::StsBadSize, ("%s has the fixed size %dx%d (cols x rows), but the result is %dx%d: "
+                                      "%d labels", name, out.size().width, out.size().height, size.width,
+                                      size.height, size.height));
+}
+
 const AlgorithmInfo& checkArguments(InputArray image, OutputArray labels, OutputArray stats, OutputArray centroids,
                                     int connectivity, int ltype, int algorithm)
 {
@@ -95,6 +123,10 @@ const AlgorithmInfo& checkArguments(InputArray image, OutputArray labels, Output
         CV_Error_(Error::StsBadArg, ("algorithm %d is not one of cv::cuda::CCAAlgorithmTypes", algorithm));
     if ((connectivity == 4 && !info->supports4) || (connectivity == 8 && !info->supports8))
         CV_Error_(Error::StsBadArg, ("algorithm %s does not support connectivity %d", info->name, connectivity));
+
+    checkOutputObject(labels, "labels", ltype, size);
+    checkOutputObject(stats, "stats", CV_32SC1, Size(-1, -1));
+    checkOutputObject(centroids, "centroids", CV_64FC1, Size(-1, -1));
 
     // The image is read while the outputs are written: they must not share memory.
     const ByteRange in = deviceRangeOf(image);
@@ -135,38 +167,6 @@ cudaMemPool_t temporaryPool(int device)
     pools[device] = pool;
     return pool;
 }
-
-/** Device memory ordered on a stream (from temporaryPool, freed with cudaFreeAsync): no device-wide
-synchronization, so calls on different streams overlap, and it is freed after the work queued before
-the free. */
-class StreamBuffer
-{
-public:
-    StreamBuffer() = default;
-    StreamBuffer(const StreamBuffer&) = delete;
-    StreamBuffer& operator=(const StreamBuffer&) = delete;
-    ~StreamBuffer() { release(); }
-
-    void* allocate(size_t bytes, cudaStream_t stream)
-    {
-        release();
-        stream_ = stream;
-        int device = 0;
-        checkCuda(cudaGetDevice(&device), "cudaGetDevice");
-        checkCuda(cudaMallocFromPoolAsync(&ptr_, bytes, temporaryPool(device), stream), "cudaMallocFromPoolAsync");
-        return ptr_;
-    }
-    void release()
-    {
-        if (ptr_)
-            cudaFreeAsync(ptr_, stream_);
-        ptr_ = nullptr;
-    }
-
-private:
-    void* ptr_ = nullptr;
-    cudaStream_t stream_ = 0;
-};
 
 /** A pitched rows x cols matrix of `type` in a StreamBuffer, rows aligned to 128 bytes. */
 GpuMat allocateMat(StreamBuffer& buffer, int rows, int cols, int type, cudaStream_t stream)
@@ -224,6 +224,44 @@ void downloadIfHost(OutputArray out, const GpuMat& d, Stream& stream, bool& wait
 
 } // namespace
 
+// ---- temporary memory (cca_internal.hpp) and its diagnostics (diagnostics.hpp) ----------------------
+
+namespace cudacca {
+
+void* StreamBuffer::allocate(size_t bytes, cudaStream_t stream)
+{
+    release();
+    stream_ = stream;
+    int device = 0;
+    checkCuda(cudaGetDevice(&device), "cudaGetDevice");
+    checkCuda(cudaMallocFromPoolAsync(&ptr_, bytes, temporaryPool(device), stream), "cudaMallocFromPoolAsync");
+    return ptr_;
+}
+
+void StreamBuffer::release()
+{
+    if (ptr_)
+        cudaFreeAsync(ptr_, stream_);
+    ptr_ = nullptr;
+}
+
+size_t temporaryMemoryHighWater(bool reset)
+{
+    int device = 0;
+    checkCuda(cudaGetDevice(&device), "cudaGetDevice");
+    cudaMemPool_t pool = temporaryPool(device);
+    unsigned long long high = 0;
+    checkCuda(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high), "cudaMemPoolGetAttribute (used high)");
+    if (reset)
+    {
+        unsigned long long zero = 0;
+        checkCuda(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero), "cudaMemPoolSetAttribute (used high)");
+    }
+    return static_cast<size_t>(high);
+}
+
+} // namespace cudacca
+
 int connectedComponentsWithStats(InputArray _image, OutputArray _labels, OutputArray _stats, OutputArray _centroids,
                                  int connectivity, int ltype, int algorithm, Stream& stream)
 {
@@ -259,7 +297,10 @@ int connectedComponentsWithStats(InputArray _image, OutputArray _labels, OutputA
     StreamBuffer forestBuffer;
     GpuMat forestMat;
     bool forestIsLabels = false;
-    if (ltype == CV_32S && _labels.kind() == _InputArray::CUDA_GPU_MAT)
+    // (Not when stats or centroids have a fixed size: that is checked only once N is known, and the
+    // labels must still be untouched if it fails.)
+    const bool sizeCheckedLate = _stats.fixedSize() || _centroids.fixedSize();
+    if (ltype == CV_32S && _labels.kind() == _InputArray::CUDA_GPU_MAT && !sizeCheckedLate)
     {
         _labels.create(size, CV_32SC1);
         GpuMat labels = _labels.getGpuMat();
@@ -294,6 +335,8 @@ int connectedComponentsWithStats(InputArray _image, OutputArray _labels, OutputA
                   ("labels: the image has %d labels (background included), more than CV_16U can hold (65536); "
                    "use ltype = CV_32S",
                    labelCount));
+    checkResultSize(_stats, "stats", Size(CC_STAT_MAX, labelCount));
+    checkResultSize(_centroids, "centroids", Size(2, labelCount));
 
     // 5. Final labels, with the statistics accumulated on the way.
     StreamBuffer labelsBuffer;

@@ -50,6 +50,7 @@ static const char* codeName(int code)
     case cv::Error::GpuApiCallError:       return "GpuApiCallError";
     case cv::Error::GpuNotSupported:       return "GpuNotSupported";
     case cv::Error::StsNotImplemented:     return "StsNotImplemented";
+    case cv::Error::StsNoMem:              return "StsNoMem";
     default:                               return "other";
     }
 }
@@ -367,6 +368,155 @@ TEST(CUDACCA_Arguments, ValidArgumentsWithoutGpuThrowCvException)
             ADD_FAILURE() << "an exception that is not a cv::Exception";
         }
     }
+}
+
+TEST(CUDACCA_Arguments, TooManyPixels)
+{
+    // Past 2^31 - 2 pixels the int32 label forest cannot index the image: a clear error, before any
+    // device work (the headers point at nothing; no GPU needed).
+    const cv::Size sizes[] = { {46341, 46341}, {65536, 32768}, {2147483647, 1}, {1, 2147483647} };
+    for (const cv::Size& sz : sizes)
+    {
+        SCOPED_TRACE(cv::format("%dx%d", sz.width, sz.height));
+        const cv::cuda::GpuMat gimg(sz.height, sz.width, CV_8UC1, kFakeImage, (size_t)sz.width);
+        const cv::Mat himg(sz.height, sz.width, CV_8UC1, kFakeImage, (size_t)sz.width);
+        cv::cuda::GpuMat gl;
+        cv::Mat hl;
+        expectCvError([&]() { cv::cuda::connectedComponentsWithStats(gimg, gl, cv::noArray(), cv::noArray(), 8, CV_32S,
+                                                                     cv::cuda::CCA_DEFAULT, nullStreamWrapper()); },
+                      cv::Error::StsOutOfRange, "image");
+        expectCvError([&]() { cv::cuda::connectedComponentsWithStats(himg, hl, cv::noArray(), cv::noArray(), 4, CV_16U,
+                                                                     cv::cuda::CCA_DEFAULT, nullStreamWrapper()); },
+                      cv::Error::StsOutOfRange, "image");
+        EXPECT_TRUE(gl.empty());
+        EXPECT_TRUE(hl.empty());
+    }
+}
+
+TEST(CUDACCA_Arguments, ConnectivityNotSupportedByTheAlgorithm)
+{
+    // An algorithm that cannot do a connectivity refuses it, naming it (no GPU needed).
+    int refused = 0;
+    const cv::cuda::GpuMat gimg(48, 64, CV_8UC1, kFakeImage);
+    for (int a : testedAlgorithms())
+        for (int conn : { 4, 8 })
+        {
+            const std::vector<int> ok = supportedConnectivities(a);
+            if (std::find(ok.begin(), ok.end(), conn) != ok.end())
+                continue;
+            SCOPED_TRACE(algorithmName(a) + cv::format(" with connectivity %d", conn));
+            cv::cuda::GpuMat l, st, c;
+            expectCvError([&]() { cv::cuda::connectedComponentsWithStats(gimg, l, st, c, conn, CV_32S, a, nullStreamWrapper()); },
+                          cv::Error::StsBadArg, "connectivity");
+            EXPECT_TRUE(l.empty() && st.empty() && c.empty());
+            ++refused;
+        }
+    std::cout << "[ cudacca  ] " << refused << " algorithm/connectivity pairs refused as documented" << std::endl;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Output objects the result cannot be written to: fixed type (Mat_<T>), fixed size (const Mat&),
+// arrays that are not a Mat or a GpuMat. Checked before any device work (no GPU needed), except the
+// fixed size of stats and centroids, which depends on the number of labels (GPU test below).
+// ---------------------------------------------------------------------------------------------------
+
+TEST(CUDACCA_Arguments, HostOutputsOfWrongTypeOrKind)
+{
+    const cv::Mat img(48, 64, CV_8UC1, cv::Scalar(1));
+    const cv::cuda::GpuMat gimg(48, 64, CV_8UC1, kFakeImage);
+    cv::Mat l0 = poisonedLabels(img.size(), CV_32S), s0 = poisonedStats(3), c0 = poisonedCentroids(3);
+    struct Case
+    {
+        const char* name;
+        int ltype;
+        int code;
+        const char* word;
+        std::function<void(cv::_InputArray)> call; // calls the function with the bad output, checks it unchanged
+    };
+    auto run = [&](cv::_InputArray in, cv::_OutputArray l, cv::_OutputArray st, cv::_OutputArray c, int ltype) {
+        cv::cuda::connectedComponentsWithStats(in, l, st, c, 8, ltype, cv::cuda::CCA_DEFAULT, nullStreamWrapper());
+    };
+    cv::Mat1b l8 = cv::Mat1b(48, 64, (uchar)7);
+    cv::Mat_<int> l32 = l0.clone();
+    cv::Mat_<ushort> l16(48, 64, (ushort)kPoisonLabel16);
+    cv::Mat1f s32f(3, 5, -1.f);
+    cv::Mat1d s64f(3, 5, -1.0);
+    cv::Mat1f c32f(3, 2, -1.f);
+    cv::Mat_<int> c32s(3, 2, -1);
+    std::vector<int> vec(7, 42);
+    std::vector<cv::Point2d> vecPts(3, cv::Point2d(1, 2));
+    const cv::Mat fixedLabels = poisonedLabels(cv::Size(10, 10), CV_32S);
+    cv::Matx<int, 4, 4> matx = cv::Matx<int, 4, 4>::all(5);
+    cv::Mat ls = l0.clone(), ss = s0.clone(), cs = c0.clone();
+
+    const Case cases[] = {
+        { "labels Mat1b (fixed CV_8U), ltype CV_32S", CV_32S, cv::Error::StsUnsupportedFormat, "labels",
+          [&](cv::_InputArray in) { run(in, l8, ss, cs, CV_32S); EXPECT_EQ(7, l8(0, 0)); } },
+        { "labels Mat_<int>, ltype CV_16U", CV_16U, cv::Error::StsUnsupportedFormat, "labels",
+          [&](cv::_InputArray in) { run(in, l32, ss, cs, CV_16U); EXPECT_TRUE(bytesEqual(l32, l0)); } },
+        { "labels Mat_<ushort>, ltype CV_32S", CV_32S, cv::Error::StsUnsupportedFormat, "labels",
+          [&](cv::_InputArray in) { run(in, l16, ss, cs, CV_32S); EXPECT_EQ(kPoisonLabel16, l16(0, 0)); } },
+        { "stats Mat1f", CV_32S, cv::Error::StsUnsupportedFormat, "stats",
+          [&](cv::_InputArray in) { run(in, ls, s32f, cs, CV_32S); EXPECT_EQ(-1.f, s32f(0, 0)); } },
+        { "stats Mat1d", CV_32S, cv::Error::StsUnsupportedFormat, "stats",
+          [&](cv::_InputArray in) { run(in, ls, s64f, cs, CV_32S); EXPECT_EQ(-1.0, s64f(0, 0)); } },
+        { "centroids Mat1f", CV_32S, cv::Error::StsUnsupportedFormat, "centroids",
+          [&](cv::_InputArray in) { run(in, ls, ss, c32f, CV_32S); EXPECT_EQ(-1.f, c32f(0, 0)); } },
+        { "centroids Mat_<int>", CV_16U, cv::Error::StsUnsupportedFormat, "centroids",
+          [&](cv::_InputArray in) { run(in, ls, ss, c32s, CV_16U); EXPECT_EQ(-1, c32s(0, 0)); } },
+        { "labels std::vector<int>", CV_32S, cv::Error::StsBadArg, "labels",
+          [&](cv::_InputArray in) { run(in, vec, ss, cs, CV_32S); EXPECT_EQ(7u, vec.size()); } },
+        { "stats std::vector<int>", CV_32S, cv::Error::StsBadArg, "stats",
+          [&](cv::_InputArray in) { run(in, ls, vec, cs, CV_32S); EXPECT_EQ(7u, vec.size()); } },
+        { "centroids std::vector<Point2d>", CV_32S, cv::Error::StsBadArg, "centroids",
+          [&](cv::_InputArray in) { run(in, ls, ss, vecPts, CV_32S); EXPECT_EQ(3u, vecPts.size()); } },
+        { "labels Matx<int,4,4>", CV_32S, cv::Error::StsBadArg, "labels",
+          [&](cv::_InputArray in) { run(in, matx, ss, cs, CV_32S); EXPECT_EQ(5, matx(0, 0)); } },
+        { "labels const Mat 10x10 (fixed size)", CV_32S, cv::Error::StsBadSize, "labels",
+          [&](cv::_InputArray in) { run(in, fixedLabels, ss, cs, CV_32S);
+                                    EXPECT_TRUE(bytesEqual(fixedLabels, poisonedLabels(cv::Size(10, 10), CV_32S))); } },
+    };
+    for (const Case& c : cases)
+        for (bool gpuImage : { true, false })
+        {
+            SCOPED_TRACE(cv::format("%s; image as %s", c.name, gpuImage ? "GpuMat header" : "host Mat"));
+            expectCvError([&]() { c.call(gpuImage ? cv::_InputArray(gimg) : cv::_InputArray(img)); }, c.code, c.word);
+            EXPECT_TRUE(bytesEqual(ls, l0) && bytesEqual(ss, s0) && bytesEqual(cs, c0)) << "another output was modified";
+        }
+}
+
+TEST(CUDACCA_Arguments, FixedSizeStatsOfTheWrongSize)
+{
+    // The number of labels is known only on the GPU: a fixed-size stats or centroids output of the wrong
+    // size is refused then, and nothing is written (the labels neither).
+    skipIfNoCudaDevice();
+    cv::Mat img = cv::Mat::zeros(48, 64, CV_8UC1);
+    img(cv::Rect(2, 2, 5, 5)).setTo(1);
+    img(cv::Rect(20, 20, 5, 5)).setTo(1); // 3 labels
+    cv::cuda::GpuMat gimg;
+    gimg.upload(img);
+    for (int which = 0; which < 2; ++which)
+        for (int a : testedAlgorithms())
+        {
+            SCOPED_TRACE(algorithmName(a) + (which ? ": centroids" : ": stats"));
+            const cv::Mat fixedStats = poisonedStats(4);         // 4 rows, the result has 3
+            const cv::Mat fixedCentroids = poisonedCentroids(2); // 2 rows
+            cv::cuda::GpuMat gl;
+            gl.upload(poisonedLabels(img.size(), CV_32S));
+            cv::Mat st, c;
+            expectCvError([&]() {
+                if (which == 0)
+                    cv::cuda::connectedComponentsWithStats(gimg, gl, fixedStats, c, 8, CV_32S, a);
+                else
+                    cv::cuda::connectedComponentsWithStats(gimg, gl, st, fixedCentroids, 8, CV_32S, a);
+            }, cv::Error::StsBadSize, which ? "centroids" : "stats");
+            cv::Mat l;
+            gl.download(l);
+            EXPECT_TRUE(bytesEqual(l, poisonedLabels(img.size(), CV_32S))) << "labels modified";
+            EXPECT_TRUE(bytesEqual(fixedStats, poisonedStats(4)));
+            EXPECT_TRUE(bytesEqual(fixedCentroids, poisonedCentroids(2)));
+            EXPECT_TRUE(st.empty() && c.empty());
+        }
 }
 
 TEST(CUDACCA_Arguments, EnumValues)

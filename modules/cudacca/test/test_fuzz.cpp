@@ -1,0 +1,508 @@
+// This file is part of cudacca, an OpenCV extra module.
+// It is subject to the license terms in the LICENSE file found in the top-level directory.
+
+// Differential fuzzing: every algorithm x connectivity on generated images, compared EXACTLY with the
+// CPU's cv::connectedComponentsWithStats (N, labels, stats, centroids bitwise), by several host threads,
+// each with its own cv::cuda::Stream (so the fuzz run is also a concurrency test).
+//
+// Every image comes from one 64-bit image seed, which also decides how the call is made (input GpuMat,
+// ROI of a larger GpuMat with garbage around it, or host Mat; CV_8U or CV_8S; label type; outputs as
+// GpuMat, ROI of a poisoned GpuMat whose margin must stay untouched, host Mat or noArray()).
+// A failure prints its image seed. Environment:
+//   CUDACCA_TEST_SEED=<n>        base seed of the run (image seeds derive from it); printed
+//   CUDACCA_FUZZ_IMAGES=<n>      images in DifferentialAgainstCpu (default 300; the GPU run uses 100000+)
+//   CUDACCA_FUZZ_SECONDS=<s>     stop after s seconds (0: no limit); the count reached is printed
+//   CUDACCA_FUZZ_THREADS=<n>     host threads (default: hardware threads, at most 16)
+//   CUDACCA_FUZZ_REPLAY=<seed>   run just that image seed, verbosely (RegressionSeeds test)
+// A seed that ever failed goes into kRegressionSeeds below, so that it runs in every accuracy run.
+
+#include "test_precomp.hpp"
+#include "test_utils.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+namespace opencv_test { namespace {
+
+using namespace cudacca_test;
+
+// Image seeds that once failed (with the date and what was wrong); they run in every accuracy run.
+static const uint64_t kRegressionSeeds[] = {
+    0x5eed0001ULL, 0x5eed0002ULL, 0x5eed0003ULL, // smoke: not failures, they keep the test non-empty
+};
+
+static uint64_t splitmix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+static long long envInt(const char* name, long long dflt)
+{
+    const char* v = std::getenv(name);
+    return (v && *v) ? std::strtoll(v, nullptr, 0) : dflt;
+}
+
+//! The algorithms the fuzzer runs: every tested one except CCA_DEFAULT (an alias of one of them).
+static std::vector<int> fuzzedAlgorithms()
+{
+    std::vector<int> v;
+    for (int a : testedAlgorithms())
+        if (a != cv::cuda::CCA_DEFAULT)
+            v.push_back(a);
+    return v;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Generation
+// ---------------------------------------------------------------------------------------------------
+
+static int primeNear(int n)
+{
+    auto isPrime = [](int k) {
+        if (k < 2) return false;
+        for (int d = 2; d * d <= k; ++d) if (k % d == 0) return false;
+        return true;
+    };
+    while (!isPrime(n)) ++n;
+    return n;
+}
+
+//! One side length: log-uniform in [1, maxSide] (small sizes are common, which keeps the run fast),
+//! sometimes a power of two (+-1) or a prime.
+static int randomSide(std::mt19937_64& rng, int maxSide)
+{
+    std::uniform_real_distribution<double> u(0.0, std::log((double)maxSide));
+    int n = std::max(1, std::min(maxSide, (int)std::exp(u(rng))));
+    switch (rng() % 8)
+    {
+    case 0: { int p = 1; while (p * 2 <= n) p *= 2; n = std::max(1, std::min(maxSide, p + (int)(rng() % 3) - 1)); break; }
+    case 1: n = std::min(maxSide, primeNear(n)); break;
+    default: break;
+    }
+    return n;
+}
+
+static cv::Size randomSize(std::mt19937_64& rng)
+{
+    const int kMaxSide = 3000;
+    switch (rng() % 16)
+    {
+    case 0: return cv::Size(randomSide(rng, kMaxSide), 1 + (int)(rng() % 3));   // very wide
+    case 1: return cv::Size(1 + (int)(rng() % 3), randomSide(rng, kMaxSide));   // very tall
+    default: return cv::Size(randomSide(rng, kMaxSide), randomSide(rng, kMaxSide));
+    }
+}
+
+//! Density: uniform, or around the percolation threshold (55-65 %), or extreme.
+static double randomDensity(std::mt19937_64& rng)
+{
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    switch (rng() % 4)
+    {
+    case 0: return 0.55 + 0.1 * u(rng);
+    case 1: return (rng() % 2) ? 0.02 * u(rng) : 1.0 - 0.02 * u(rng);
+    default: return u(rng);
+    }
+}
+
+//! A frame of 1-pixel lines along the four borders and random lines touching them.
+static cv::Mat borderTouching(cv::Size size, std::mt19937_64& rng)
+{
+    cv::Mat img = cv::Mat::zeros(size, CV_8UC1);
+    if (rng() % 2)
+        cv::rectangle(img, cv::Point(0, 0), cv::Point(size.width - 1, size.height - 1), cv::Scalar(255), 1, cv::LINE_4);
+    const int lines = 1 + (int)(rng() % 12);
+    for (int i = 0; i < lines; ++i)
+    {
+        const int x = (int)(rng() % size.width), y = (int)(rng() % size.height);
+        switch (rng() % 4)
+        {
+        case 0: cv::line(img, cv::Point(0, y), cv::Point(x, y), cv::Scalar(255)); break;
+        case 1: cv::line(img, cv::Point(size.width - 1, y), cv::Point(x, y), cv::Scalar(255)); break;
+        case 2: cv::line(img, cv::Point(x, 0), cv::Point(x, y), cv::Scalar(255)); break;
+        default: cv::line(img, cv::Point(x, size.height - 1), cv::Point(x, y), cv::Scalar(255)); break;
+        }
+    }
+    return img;
+}
+
+//! Diagonal-only contacts: pixels on a sparse grid joined to the next one by a diagonal step only, so
+//! that 4- and 8-connectivity disagree everywhere.
+static cv::Mat diagonalChains(cv::Size size, std::mt19937_64& rng)
+{
+    cv::Mat img = cv::Mat::zeros(size, CV_8UC1);
+    const int period = 2 + (int)(rng() % 6);
+    for (int y = 0; y < size.height; ++y)
+        for (int x = 0; x < size.width; ++x)
+            if (((x + y) % period == 0 && (y % 2 == 0)) || ((x - y) % period == 0 && (y % 2 == 1)))
+                img.at<uchar>(y, x) = 1;
+    return img;
+}
+
+struct FuzzImage
+{
+    std::string kind;
+    cv::Mat img;      //!< CV_8UC1, or CV_8SC1 (same bytes)
+};
+
+static FuzzImage generateImage(std::mt19937_64& rng)
+{
+    const cv::Size size = randomSize(rng);
+    std::mt19937 rng32((uint32_t)rng());
+    FuzzImage f;
+    const int kind = (int)(rng() % 20);
+    switch (kind)
+    {
+    case 0: f.kind = "spiral"; f.img = spiral(size); break;
+    case 1: f.kind = "serpentine"; f.img = (rng() % 2) ? serpentine(size) : cv::Mat(serpentine(cv::Size(size.height, size.width)).t()); break;
+    case 2: f.kind = "nested square rings"; f.img = nestedSquareRings(size); break;
+    case 3: f.kind = "nested circles"; f.img = nestedCircles(size, 2 + (int)(rng() % 4), (rng() % 2) ? cv::LINE_4 : cv::LINE_8); break;
+    case 4: { const int k = (int)(rng() % 4); f.kind = cv::format("comb %d", k); f.img = comb(size, (CombKind)k); break; }
+    case 5: f.kind = "checkerboard"; f.img = checkerboard(size, (int)(rng() % 2)); break;
+    case 6: f.kind = "border touching"; f.img = borderTouching(size, rng); break;
+    case 7: f.kind = "full"; f.img = cv::Mat(size, CV_8UC1, cv::Scalar(1 + (int)(rng() % 255))); break;
+    case 8: f.kind = "diagonal chains"; f.img = diagonalChains(size, rng); break;
+    case 9:
+    {
+        const int k = (int)(rng() % 4), period = 2 + (int)(rng() % 7);
+        f.kind = cv::format("stripes %d/%d", k, period);
+        f.img = stripes(size, (StripeKind)k, period, 1 + (int)(rng() % (period - 1)));
+        break;
+    }
+    case 10:
+    {
+        cv::Mat gray = drawnScene(size, rng32);
+        f.kind = "drawn scene";
+        cv::threshold(gray, f.img, (double)(rng() % 200 + 20), 255, cv::THRESH_BINARY);
+        break;
+    }
+    default:
+    {
+        const double d = randomDensity(rng);
+        const int g = (rng() % 3) ? 1 : 1 + (int)(rng() % 16);
+        f.kind = cv::format("random d=%.3f g=%d", d, g);
+        f.img = randomBlockImage(size, d, g, rng32, (rng() % 2) != 0);
+        break;
+    }
+    }
+    // Sometimes flip a few random pixels of a structured image: breaks long paths into near-misses.
+    if (kind <= 10 && rng() % 3 == 0)
+    {
+        const int flips = 1 + (int)(rng() % 8);
+        for (int i = 0; i < flips; ++i)
+        {
+            uchar& px = f.img.at<uchar>((int)(rng() % size.height), (int)(rng() % size.width));
+            px = px ? 0 : 255;
+        }
+        f.kind += cv::format(" +%d flips", flips);
+    }
+    CV_Assert(f.img.size() == size && f.img.type() == CV_8UC1);
+    if (rng() % 8 == 0)
+    {
+        f.img = f.img.clone();
+        f.img.flags = (f.img.flags & ~CV_MAT_TYPE_MASK) | CV_8SC1; // same bytes: any nonzero is foreground
+        f.kind += " (CV_8S)";
+    }
+    return f;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// One image: every algorithm x connectivity, exact comparison
+// ---------------------------------------------------------------------------------------------------
+
+struct FuzzStats
+{
+    std::atomic<long long> images{ 0 }, calls{ 0 }, mismatches{ 0 }, pixels{ 0 }, overflowCalls{ 0 };
+};
+
+/** Device buffers of one fuzzing thread, allocated once: every GpuMat the fuzzer passes is a header
+into them. (cudaMalloc/cudaFree per call would synchronize the whole device and serialize the threads.)
+The function itself still allocates when it gets an empty GpuMat; the fuzzer does that sometimes. */
+struct FuzzWorkspace
+{
+    static const int kMaxSide = 3000 + 16;
+    cv::cuda::GpuMat input, labels, stats, centroids;
+
+    FuzzWorkspace()
+    {
+        input.create(kMaxSide, kMaxSide, CV_8UC1);
+        labels.create(kMaxSide, kMaxSide, CV_32SC1);
+        const int maxLabels = (3000 * 3000 + 1) / 2 + 2;
+        stats.create(1, maxLabels * 5, CV_32SC1);       // continuous: headers of n x 5 over it
+        centroids.create(1, maxLabels * 2, CV_64FC1);
+    }
+    //! A rows x cols matrix of `type` at (x, y) of the 2D buffer `big` (its step, no allocation).
+    static cv::cuda::GpuMat view(const cv::cuda::GpuMat& big, int x, int y, int cols, int rows, int type)
+    {
+        CV_Assert(y + rows <= big.rows && (size_t)(x + cols) * CV_ELEM_SIZE(type) <= big.cols * big.elemSize());
+        return cv::cuda::GpuMat(rows, cols, type, const_cast<uchar*>(big.ptr(y)) + (size_t)x * CV_ELEM_SIZE(type), big.step);
+    }
+    cv::cuda::GpuMat statsView(int n) { return cv::cuda::GpuMat(n, 5, CV_32SC1, stats.data, 5 * sizeof(int)); }
+    cv::cuda::GpuMat centroidsView(int n) { return cv::cuda::GpuMat(n, 2, CV_64FC1, centroids.data, 2 * sizeof(double)); }
+};
+
+static cv::Mat download(const cv::cuda::GpuMat& g, cv::cuda::Stream& stream)
+{
+    cv::Mat h;
+    g.download(h, stream);
+    stream.waitForCompletion();
+    return h;
+}
+
+/** A region of `big` holding a `size` matrix with random margins around it, all set to `fill`;
+`roi` is where the matrix is inside `whole`. */
+static void placeWithMargins(const cv::cuda::GpuMat& big, cv::Size size, int type, std::mt19937_64& rng,
+                             const cv::Scalar& fill, cv::cuda::Stream& stream, cv::cuda::GpuMat& whole, cv::Rect& roi)
+{
+    const int l = (int)(rng() % 9), t = (int)(rng() % 5), r = (int)(rng() % 7), b = (int)(rng() % 5);
+    whole = FuzzWorkspace::view(big, 0, 0, size.width + l + r, size.height + t + b, type);
+    whole.setTo(fill, stream);
+    roi = cv::Rect(l, t, size.width, size.height);
+}
+
+//! The part of `whole` outside `roi` still holds `fill`?
+static bool marginIntact(const cv::cuda::GpuMat& whole, const cv::Rect& roi, const cv::Scalar& fill, cv::cuda::Stream& stream)
+{
+    cv::Mat h = download(whole, stream), expected(whole.size(), whole.type(), fill);
+    h(roi).copyTo(expected(roi));
+    return bytesEqual(h, expected);
+}
+
+//! Runs every algorithm x connectivity on the image of `seed`; returns "" or a description of the
+//! first mismatch. Thread-safe: uses only its own objects, `ws` and `stream`.
+static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& stream, FuzzStats& st, bool verbose)
+{
+    std::mt19937_64 rng(seed);
+    const FuzzImage f = generateImage(rng);
+    const cv::Mat& img = f.img;
+    st.pixels += (long long)img.total();
+    if (verbose)
+        std::cout << cv::format("[ fuzz     ] seed 0x%016llx: %s %dx%d", (unsigned long long)seed, f.kind.c_str(),
+                                img.cols, img.rows) << std::endl;
+
+    // Input: 0 GpuMat (header into the workspace), 1 ROI with garbage around it, 2 host Mat.
+    const int inputMode = (rng() % 4 == 0) ? 2 : (int)(rng() % 2);
+    const cv::Scalar inputFill(0x5a);
+    cv::cuda::GpuMat inWhole, in;
+    cv::Rect inRoi(0, 0, img.cols, img.rows);
+    if (inputMode == 1)
+        placeWithMargins(ws.input, img.size(), img.type(), rng, inputFill, stream, inWhole, inRoi);
+    else
+        inWhole = FuzzWorkspace::view(ws.input, 0, 0, img.cols, img.rows, img.type());
+    if (inputMode != 2)
+    {
+        in = inWhole(inRoi);
+        in.upload(img, stream);
+    }
+
+    CCResult ref[2];
+    for (int algorithm : fuzzedAlgorithms())
+        for (int connectivity : supportedConnectivities(algorithm))
+        {
+            CCResult& r = ref[connectivity == 8];
+            if (r.n < 0)
+            {
+                cv::Mat u8 = img;
+                if (img.type() == CV_8SC1) { u8 = img.clone(); u8.flags = (u8.flags & ~CV_MAT_TYPE_MASK) | CV_8UC1; }
+                r = cpuReference(u8, connectivity);
+            }
+            const int ltype = (rng() % 3 == 0) ? CV_16U : CV_32S;
+            const CCAParams p{ algorithm, connectivity, ltype };
+            const bool ovf = overflows(r, ltype);
+
+            // labels: 0 ROI of a poisoned GpuMat, 1 empty GpuMat (the function allocates), 2 host Mat,
+            // 3 noArray(). stats and centroids: 0 poisoned GpuMat, 1 poisoned host Mat, 2 noArray().
+            const int lr = (int)(rng() % 16);
+            const int labelsMode = lr < 9 ? 0 : lr < 10 ? 1 : lr < 14 ? 2 : 3;
+            const int statsMode = (int)(rng() % 3), centroidsMode = (int)(rng() % 3);
+            static const char* lNames[] = { "GpuMat ROI", "empty GpuMat", "Mat", "noArray" };
+            static const char* sNames[] = { "GpuMat", "Mat", "noArray" };
+            const std::string what = cv::format(
+                "seed 0x%016llx (replay: CUDACCA_FUZZ_REPLAY=0x%016llx): %s %dx%d %s, %s, input %s, labels %s, "
+                "stats %s, centroids %s", (unsigned long long)seed, (unsigned long long)seed, f.kind.c_str(), img.cols,
+                img.rows, cv::typeToString(img.type()).c_str(), paramsName(p).c_str(),
+                inputMode == 0 ? "GpuMat" : inputMode == 1 ? "GpuMat ROI" : "Mat", lNames[labelsMode],
+                sNames[statsMode], sNames[centroidsMode]);
+
+            const cv::Scalar labelPoison(ltype == CV_16U ? kPoisonLabel16 : kPoisonLabel32);
+            cv::cuda::GpuMat lWhole, lGpu, lAlloc, sGpu, cGpu;
+            cv::Rect lRoi;
+            cv::Mat lHost, sHost, cHost;
+            if (labelsMode == 0)
+            {
+                placeWithMargins(ws.labels, img.size(), ltype, rng, labelPoison, stream, lWhole, lRoi);
+                lGpu = lWhole(lRoi);
+            }
+            else if (labelsMode == 2)
+                lHost = poisonedLabels(img.size(), ltype);
+            if (statsMode == 0) { sGpu = ws.statsView(r.n); sGpu.setTo(cv::Scalar(kPoisonStat), stream); }
+            else if (statsMode == 1) sHost = poisonedStats(r.n);
+            if (centroidsMode == 0) { cGpu = ws.centroidsView(r.n); cGpu.upload(poisonedCentroids(r.n), stream); }
+            else if (centroidsMode == 1) cHost = poisonedCentroids(r.n);
+
+            cv::_InputArray inArr = inputMode == 2 ? cv::_InputArray(img) : cv::_InputArray(in);
+            cv::_OutputArray lArr = labelsMode == 0 ? cv::_OutputArray(lGpu) : labelsMode == 1 ? cv::_OutputArray(lAlloc)
+                                  : labelsMode == 2 ? cv::_OutputArray(lHost) : cv::_OutputArray(cv::noArray());
+            cv::_OutputArray sArr = statsMode == 0 ? cv::_OutputArray(sGpu) : statsMode == 1 ? cv::_OutputArray(sHost)
+                                                                                               : cv::_OutputArray(cv::noArray());
+            cv::_OutputArray cArr = centroidsMode == 0 ? cv::_OutputArray(cGpu) : centroidsMode == 1 ? cv::_OutputArray(cHost)
+                                                                                                       : cv::_OutputArray(cv::noArray());
+            const uchar* lData0 = lGpu.data;
+            int n = -12345;
+            std::string error;
+            try
+            {
+                n = cv::cuda::connectedComponentsWithStats(inArr, lArr, sArr, cArr, connectivity, ltype, algorithm, stream);
+                stream.waitForCompletion();
+            }
+            catch (const cv::Exception& e)
+            {
+                error = e.what();
+                if (!ovf || e.code != cv::Error::StsOutOfRange)
+                {
+                    ++st.mismatches;
+                    return what + ": threw " + error;
+                }
+            }
+            ++st.calls;
+            if (ovf)
+            {
+                ++st.overflowCalls;
+                if (error.empty())
+                {
+                    ++st.mismatches;
+                    return what + cv::format(": %d labels do not fit CV_16U, yet the call returned %d", r.n, n);
+                }
+                const cv::Mat poison = poisonedLabels(img.size(), ltype);
+                if ((labelsMode == 0 && !(marginIntact(lWhole, lRoi, labelPoison, stream) && bytesEqual(download(lGpu, stream), poison))) ||
+                    (labelsMode == 2 && !bytesEqual(lHost, poison)) || (labelsMode == 1 && !lAlloc.empty()))
+                {
+                    ++st.mismatches;
+                    return what + ": a call that threw StsOutOfRange modified the labels";
+                }
+                continue;
+            }
+
+            std::ostringstream bad;
+            if (n != r.n)
+                bad << " N: GPU " << n << ", CPU " << r.n << ";";
+            if (labelsMode != 3)
+            {
+                cv::Mat got = labelsMode == 0 ? download(lGpu, stream) : labelsMode == 1 ? download(lAlloc, stream) : lHost;
+                if (labelsMode == 0 && lGpu.data != lData0)
+                    bad << " the preallocated labels ROI was reallocated;";
+                if (labelsMode == 0 && !marginIntact(lWhole, lRoi, labelPoison, stream))
+                    bad << " labels written outside the output ROI;";
+                ::testing::AssertionResult a = labelsEqual(expectedLabels(r, ltype), got);
+                if (!a) bad << " " << a.message() << ";";
+            }
+            if (statsMode != 2)
+            {
+                ::testing::AssertionResult a = statsEqual(r.stats, statsMode == 0 ? download(sGpu, stream) : sHost);
+                if (!a) bad << " " << a.message() << ";";
+            }
+            if (centroidsMode != 2)
+            {
+                ::testing::AssertionResult a = centroidsEqual(r.centroids, centroidsMode == 0 ? download(cGpu, stream) : cHost);
+                if (!a) bad << " " << a.message() << ";";
+            }
+            if (inputMode != 2 && !bytesEqual(download(in, stream), img))
+                bad << " the input was modified;";
+            if (inputMode == 1 && !marginIntact(inWhole, inRoi, inputFill, stream))
+                bad << " the GpuMat around the input ROI was modified;";
+            if (!bad.str().empty())
+            {
+                ++st.mismatches;
+                return what + ":" + bad.str();
+            }
+        }
+    ++st.images;
+    return std::string();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Tests
+// ---------------------------------------------------------------------------------------------------
+
+TEST(CUDACCA_Fuzz, DifferentialAgainstCpu)
+{
+    skipIfNoCudaDevice();
+    const uint64_t base = testSeed();
+    const long long images = envInt("CUDACCA_FUZZ_IMAGES", 300);
+    const double seconds = (double)envInt("CUDACCA_FUZZ_SECONDS", 0);
+    const int threads = (int)std::max(1LL, envInt("CUDACCA_FUZZ_THREADS",
+                                                  std::min(16, (int)std::max(1u, std::thread::hardware_concurrency()))));
+    std::cout << cv::format("[ fuzz     ] %lld images, %d threads, algorithms:", images, threads);
+    for (int a : fuzzedAlgorithms())
+        std::cout << " " << algorithmName(a);
+    std::cout << (seconds > 0 ? cv::format(", stop after %.0f s", seconds) : std::string()) << std::endl;
+
+    FuzzStats st;
+    std::atomic<long long> next{ 0 };
+    std::atomic<bool> stop{ false };
+    std::mutex mutex;
+    std::vector<std::string> failures;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+
+    auto worker = [&]() {
+        cv::cuda::Stream stream;
+        FuzzWorkspace ws;
+        while (!stop)
+        {
+            const long long i = next++;
+            if (i >= images || (seconds > 0 && elapsed() > seconds))
+                break;
+            const uint64_t seed = splitmix64(base + (uint64_t)i);
+            std::string msg;
+            try { msg = fuzzOne(seed, ws, stream, st, false); }
+            catch (const std::exception& e) { msg = cv::format("seed 0x%016llx: unexpected exception %s", (unsigned long long)seed, e.what()); ++st.mismatches; }
+            if (!msg.empty())
+            {
+                std::lock_guard<std::mutex> lock(mutex);
+                failures.push_back(msg);
+                if (failures.size() >= 5)
+                    stop = true;
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+        pool.emplace_back(worker);
+    for (auto& t : pool)
+        t.join();
+
+    const double secs = elapsed();
+    std::cout << cv::format("[ FUZZ     ] images=%lld calls=%lld mismatches=%lld overflow16U=%lld pixels=%.3g seconds=%.1f base_seed=%llu",
+                            (long long)st.images, (long long)st.calls, (long long)st.mismatches, (long long)st.overflowCalls,
+                            (double)st.pixels, secs, (unsigned long long)base) << std::endl;
+    for (const std::string& m : failures)
+        ADD_FAILURE() << m;
+    EXPECT_EQ(0, (long long)st.mismatches);
+    if (seconds <= 0)
+        EXPECT_EQ(images, (long long)st.images + (long long)failures.size()) << "not every image ran";
+}
+
+TEST(CUDACCA_Fuzz, RegressionSeeds)
+{
+    skipIfNoCudaDevice();
+    std::vector<uint64_t> seeds(std::begin(kRegressionSeeds), std::end(kRegressionSeeds));
+    const char* replay = std::getenv("CUDACCA_FUZZ_REPLAY");
+    if (replay && *replay)
+        seeds.assign(1, (uint64_t)std::strtoull(replay, nullptr, 0));
+    FuzzStats st;
+    cv::cuda::Stream stream;
+    FuzzWorkspace ws;
+    for (uint64_t seed : seeds)
+    {
+        const std::string msg = fuzzOne(seed, ws, stream, st, true);
+        EXPECT_TRUE(msg.empty()) << msg;
+    }
+}
+
+}} // namespace opencv_test::<anonymous>

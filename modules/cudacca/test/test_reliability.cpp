@@ -1,0 +1,422 @@
+// This file is part of cudacca, an OpenCV extra module.
+// It is subject to the license terms in the LICENSE file found in the top-level directory.
+
+// Reliability on the GPU: concurrency (host threads x streams, the null stream, many calls queued on one
+// stream), determinism over 100 runs, running out of device memory, peak temporary memory per
+// algorithm, and large images (16384^2, 32768^2 and 46340^2, just under the 2^31 - 2 pixel limit).
+// Every result is compared exactly with the CPU, or with a serial GPU run that was.
+// The large-image tests take minutes and tens of GB of host memory: they run only with
+// CUDACCA_LARGE_TESTS=1 (else they SKIP, saying so).
+
+#include "test_precomp.hpp"
+#include "test_utils.hpp"
+#include "../src/diagnostics.hpp"
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+namespace opencv_test { namespace {
+
+using namespace cudacca_test;
+
+//! Every tested algorithm except CCA_DEFAULT (an alias), with each connectivity it supports.
+static std::vector<std::pair<int, int>> algorithmConnectivities()
+{
+    std::vector<std::pair<int, int>> v;
+    for (int a : testedAlgorithms())
+        if (a != cv::cuda::CCA_DEFAULT)
+            for (int c : supportedConnectivities(a))
+                v.emplace_back(a, c);
+    return v;
+}
+
+//! A result downloaded to the host (labels, stats, centroids; N).
+struct HostResult
+{
+    int n = -1;
+    cv::Mat labels, stats, centroids;
+};
+
+static HostResult download(int n, const cv::cuda::GpuMat& l, const cv::cuda::GpuMat& s, const cv::cuda::GpuMat& c)
+{
+    HostResult r;
+    r.n = n;
+    l.download(r.labels);
+    s.download(r.stats);
+    c.download(r.centroids);
+    return r;
+}
+
+//! Bit-identical results?
+static ::testing::AssertionResult sameResult(const HostResult& expected, const HostResult& got)
+{
+    if (expected.n != got.n)
+        return ::testing::AssertionFailure() << "N " << got.n << " instead of " << expected.n;
+    if (!bytesEqual(expected.labels, got.labels))
+        return ::testing::AssertionFailure() << "labels differ: " << labelsEqual(expected.labels, got.labels).message();
+    if (!bytesEqual(expected.stats, got.stats))
+        return ::testing::AssertionFailure() << "stats differ: " << statsEqual(expected.stats, got.stats).message();
+    if (!bytesEqual(expected.centroids, got.centroids))
+        return ::testing::AssertionFailure() << "centroids differ (bitwise)";
+    return ::testing::AssertionSuccess();
+}
+
+//! Equal to the CPU reference (labels as ltype)?
+static ::testing::AssertionResult matchesCpu(const CCResult& ref, int ltype, const HostResult& got)
+{
+    HostResult expected;
+    expected.n = ref.n;
+    expected.labels = expectedLabels(ref, ltype);
+    expected.stats = ref.stats;
+    expected.centroids = ref.centroids;
+    return sameResult(expected, got);
+}
+
+static std::vector<std::pair<std::string, cv::Mat>> concurrencyImages(std::mt19937& rng)
+{
+    std::vector<std::pair<std::string, cv::Mat>> v;
+    v.emplace_back("random 1024x768 d=0.6", randomBlockImage(cv::Size(1024, 768), 0.6, 1, rng));
+    v.emplace_back("random 777x333 d=0.45", randomBlockImage(cv::Size(777, 333), 0.45, 1, rng));
+    v.emplace_back("spiral 300x300", spiral(cv::Size(300, 300)));
+    v.emplace_back("full 512x512", cv::Mat(512, 512, CV_8UC1, cv::Scalar(1)));
+    v.emplace_back("random 1500x900 g=8 d=0.6", randomBlockImage(cv::Size(1500, 900), 0.6, 8, rng));
+    v.emplace_back("comb 640x480", comb(cv::Size(640, 480), COMB_UP));
+    v.emplace_back("random 61x4093 d=0.6", randomBlockImage(cv::Size(61, 4093), 0.6, 1, rng));
+    v.emplace_back("all zero 128x64", cv::Mat::zeros(64, 128, CV_8UC1));
+    return v;
+}
+
+/** Threads x iterations, each call on `streamOf(thread)`, against a serial run (itself checked
+against the CPU). Call j of thread t uses image (t + j) % images and algorithm/connectivity (t + 3j). */
+static void runConcurrently(int threads, int iterations, const std::function<cv::cuda::Stream(int)>& streamOf)
+{
+    std::mt19937 rng(testSeed());
+    const auto imgs = concurrencyImages(rng);
+    const auto configs = algorithmConnectivities();
+    const int ltype = CV_32S;
+
+    // Serial results on the null stream, each checked against the CPU.
+    std::vector<std::vector<HostResult>> serial(imgs.size(), std::vector<HostResult>(configs.size()));
+    for (size_t i = 0; i < imgs.size(); ++i)
+    {
+        cv::cuda::GpuMat d, l, s, c;
+        d.upload(imgs[i].second);
+        CCResult ref[2] = { cpuReference(imgs[i].second, 4), cpuReference(imgs[i].second, 8) };
+        for (size_t k = 0; k < configs.size(); ++k)
+        {
+            const int n = cv::cuda::connectedComponentsWithStats(d, l, s, c, configs[k].second, ltype, configs[k].first);
+            serial[i][k] = download(n, l, s, c);
+            ASSERT_TRUE(matchesCpu(ref[configs[k].second == 8], ltype, serial[i][k]))
+                << "serial run: " << imgs[i].first << ", " << algorithmName(configs[k].first) << " " << configs[k].second << "-conn";
+        }
+    }
+
+    std::mutex mutex;
+    std::vector<std::string> failures;
+    std::atomic<long long> calls{ 0 };
+    auto worker = [&](int t) {
+        cv::cuda::Stream stream = streamOf(t);
+        std::vector<cv::cuda::GpuMat> in(imgs.size());
+        for (size_t i = 0; i < imgs.size(); ++i)
+            in[i].upload(imgs[i].second, stream);
+        cv::cuda::GpuMat l, s, c;
+        for (int j = 0; j < iterations; ++j)
+        {
+            const size_t i = (size_t)(t + j) % imgs.size();
+            const size_t k = (size_t)(t + 3 * j) % configs.size();
+            HostResult r;
+            try
+            {
+                r.n = cv::cuda::connectedComponentsWithStats(in[i], l, s, c, configs[k].second, ltype, configs[k].first, stream);
+                l.download(r.labels, stream);
+                s.download(r.stats, stream);
+                c.download(r.centroids, stream);
+                stream.waitForCompletion();
+            }
+            catch (const cv::Exception& e)
+            {
+                std::lock_guard<std::mutex> lock(mutex);
+                failures.push_back(cv::format("thread %d call %d: threw %s", t, j, e.what()));
+                return;
+            }
+            ++calls;
+            ::testing::AssertionResult ok = sameResult(serial[i][k], r);
+            if (!ok)
+            {
+                std::lock_guard<std::mutex> lock(mutex);
+                failures.push_back(cv::format("thread %d call %d (%s, %s %d-conn): ", t, j, imgs[i].first.c_str(),
+                                              algorithmName(configs[k].first).c_str(), configs[k].second) + ok.message());
+                if (failures.size() > 5)
+                    return;
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+        pool.emplace_back(worker, t);
+    for (auto& th : pool)
+        th.join();
+    std::cout << cv::format("[ cudacca  ] %d threads x %d calls: %lld calls compared with the serial run, %d differ",
+                            threads, iterations, (long long)calls, (int)failures.size()) << std::endl;
+    for (const std::string& f : failures)
+        ADD_FAILURE() << f;
+    EXPECT_EQ((long long)threads * iterations, (long long)calls);
+}
+
+TEST(CUDACCA_Concurrency, ThreadsWithOwnStreamsEqualSerial)
+{
+    skipIfNoCudaDevice();
+    runConcurrently(8, 40, [](int) { return cv::cuda::Stream(); });
+}
+
+TEST(CUDACCA_Concurrency, ThreadsOnNullStreamEqualSerial)
+{
+    skipIfNoCudaDevice();
+    runConcurrently(6, 30, [](int) { return cv::cuda::Stream::Null(); });
+}
+
+TEST(CUDACCA_Concurrency, ThreadsSharingOneStreamEqualSerial)
+{
+    // One cv::cuda::Stream used by several host threads at once: calls interleave on it.
+    skipIfNoCudaDevice();
+    cv::cuda::Stream shared;
+    runConcurrently(4, 30, [&](int) { return shared; });
+}
+
+TEST(CUDACCA_Concurrency, ManyCallsQueuedOnOneStream)
+{
+    // 64 calls with GpuMat outputs queued on one stream, then a single waitForCompletion().
+    skipIfNoCudaDevice();
+    std::mt19937 rng(testSeed());
+    const auto imgs = concurrencyImages(rng);
+    const auto configs = algorithmConnectivities();
+    const int kCalls = 64;
+    cv::cuda::Stream stream;
+    std::vector<cv::cuda::GpuMat> in(imgs.size());
+    for (size_t i = 0; i < imgs.size(); ++i)
+        in[i].upload(imgs[i].second, stream);
+    std::vector<cv::cuda::GpuMat> l(kCalls), s(kCalls), c(kCalls);
+    std::vector<int> n(kCalls);
+    for (int j = 0; j < kCalls; ++j)
+    {
+        const auto& cfg = configs[(size_t)j % configs.size()];
+        n[j] = cv::cuda::connectedComponentsWithStats(in[(size_t)j % imgs.size()], l[j], s[j], c[j], cfg.second,
+                                                      (j % 3 == 0) ? CV_16U : CV_32S, cfg.first, stream);
+    }
+    stream.waitForCompletion();
+    for (int j = 0; j < kCalls; ++j)
+    {
+        const auto& cfg = configs[(size_t)j % configs.size()];
+        const auto& im = imgs[(size_t)j % imgs.size()];
+        const int ltype = (j % 3 == 0) ? CV_16U : CV_32S;
+        EXPECT_TRUE(matchesCpu(cpuReference(im.second, cfg.second), ltype, download(n[j], l[j], s[j], c[j])))
+            << "call " << j << ": " << im.first << ", " << algorithmName(cfg.first) << " " << cfg.second << "-conn";
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Determinism
+// ---------------------------------------------------------------------------------------------------
+
+TEST(CUDACCA_Determinism, HundredRunsBitIdentical)
+{
+    // Atomics and races decide the order of unions; the output must not depend on it.
+    skipIfNoCudaDevice();
+    std::mt19937 rng(testSeed());
+    const cv::Mat img = randomBlockImage(cv::Size(2048, 2048), 0.6, 1, rng);
+    cv::cuda::GpuMat d;
+    d.upload(img);
+    for (const auto& cfg : algorithmConnectivities())
+    {
+        SCOPED_TRACE(algorithmName(cfg.first) + cv::format(" %d-conn", cfg.second));
+        const CCResult ref = cpuReference(img, cfg.second);
+        cv::cuda::GpuMat l, s, c;
+        HostResult first;
+        int differing = 0;
+        for (int run = 0; run < 100; ++run)
+        {
+            const int n = cv::cuda::connectedComponentsWithStats(d, l, s, c, cfg.second, CV_32S, cfg.first);
+            const HostResult r = download(n, l, s, c);
+            if (run == 0)
+            {
+                first = r;
+                ASSERT_TRUE(matchesCpu(ref, CV_32S, first));
+            }
+            else if (!sameResult(first, r))
+                ++differing;
+        }
+        EXPECT_EQ(0, differing) << "runs (of 99) whose output differs from the first";
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Device memory: running out of it, and the peak temporary memory per algorithm
+// ---------------------------------------------------------------------------------------------------
+
+static size_t freeDeviceMemory()
+{
+    size_t freeBytes = 0, total = 0;
+    cv::cuda::DeviceInfo().queryMemory(total, freeBytes);
+    return freeBytes;
+}
+
+TEST(CUDACCA_Memory, OutOfDeviceMemory)
+{
+    // Leave 64 MiB free and ask for a CV_16U labeling whose int32 forest alone needs 1.6 GB (more than
+    // the 1 GiB cudacca's pool may keep from earlier calls): a cv::Exception (StsNoMem), no device memory
+    // leaked, and the next call works.
+    skipIfNoCudaDevice();
+    std::mt19937 rng(testSeed());
+    const cv::Mat img = randomBlockImage(cv::Size(20000, 20000), 0.5, 16, rng);
+    const CCResult ref = cpuReference(img, 8);
+    cv::cuda::GpuMat d, l, s, c;
+    d.upload(img);
+    l.create(img.size(), CV_16UC1);
+    for (const auto& cfg : algorithmConnectivities())
+    {
+        if (cfg.second != 8)
+            continue;
+        SCOPED_TRACE(algorithmName(cfg.first));
+        // warm-up: cudacca's pool reaches its steady size
+        int n = cv::cuda::connectedComponentsWithStats(d, l, s, c, 8, CV_16U, cfg.first);
+        ASSERT_EQ(ref.n, n);
+        // A synchronization lets cudacca's pool give back what it holds beyond its 1 GiB threshold.
+        cv::cuda::Stream::Null().waitForCompletion();
+        const size_t free0 = freeDeviceMemory();
+
+        std::vector<cv::cuda::GpuMat> hog;
+        while (freeDeviceMemory() > (size_t(1) << 30) + (64u << 20))
+            hog.emplace_back(1, 1 << 30, CV_8UC1);
+        const size_t left = freeDeviceMemory();
+        if (left > (64u << 20))
+            hog.emplace_back(1, (int)(left - (64u << 20)), CV_8UC1);
+        const size_t freeHogged = freeDeviceMemory();
+        const uchar* labelsData = l.data;
+        s.release();
+        c.release();
+        bool threw = false;
+        try
+        {
+            cv::cuda::connectedComponentsWithStats(d, l, s, c, 8, CV_16U, cfg.first);
+        }
+        catch (const cv::Exception& e)
+        {
+            threw = true;
+            EXPECT_EQ(cv::Error::StsNoMem, e.code) << e.what();
+            std::cout << "[ cudacca  ] " << algorithmName(cfg.first) << " with " << (freeHogged >> 20)
+                      << " MiB free: " << e.err << std::endl;
+        }
+        EXPECT_TRUE(threw) << "no exception with " << (freeHogged >> 20) << " MiB of device memory free";
+        cv::cuda::Stream::Null().waitForCompletion();
+        EXPECT_TRUE(s.empty() && c.empty()) << "stats or centroids allocated by the call that failed";
+        EXPECT_GE(freeDeviceMemory() + (2u << 20), freeHogged) << "device memory lost by the failed call";
+        EXPECT_EQ(labelsData, l.data);
+        hog.clear();
+        EXPECT_GE(freeDeviceMemory() + (2u << 20), free0) << "device memory lost after the hog was released";
+
+        // the next call works
+        n = cv::cuda::connectedComponentsWithStats(d, l, s, c, 8, CV_16U, cfg.first);
+        EXPECT_TRUE(matchesCpu(ref, CV_16U, download(n, l, s, c))) << "the call after running out of memory";
+    }
+}
+
+TEST(CUDACCA_Memory, PeakTemporaryBytesPerPixel)
+{
+    // The most temporary device memory a call holds at once (cudacca's pool high-water mark; the
+    // caller's GpuMat outputs excluded), per pixel, on a 4096x4096 image at 60 % density.
+    // Printed as [ MEMORY ] lines for doc/verification.md, and bounded so that a regression fails.
+    skipIfNoCudaDevice();
+    std::mt19937 rng(testSeed());
+    const cv::Mat img = randomBlockImage(cv::Size(4096, 4096), 0.6, 1, rng);
+    cv::cuda::GpuMat d;
+    d.upload(img);
+    const double pixels = (double)img.total();
+    for (const auto& cfg : algorithmConnectivities())
+        for (int ltype : { CV_32S, CV_16U })
+            for (bool hostOutputs : { false, true })
+            {
+                cv::cuda::GpuMat l, s, c;
+                cv::Mat hl, hs, hc;
+                // outputs allocated by a first call, so the measured call allocates none of them
+                if (hostOutputs)
+                    cv::cuda::connectedComponentsWithStats(d, hl, hs, hc, cfg.second, ltype, cfg.first);
+                else
+                    cv::cuda::connectedComponentsWithStats(d, l, s, c, cfg.second, ltype, cfg.first);
+                cv::cuda::Stream::Null().waitForCompletion();
+                cv::cuda::cudacca::temporaryMemoryHighWater(true);
+                if (hostOutputs)
+                    cv::cuda::connectedComponentsWithStats(d, hl, hs, hc, cfg.second, ltype, cfg.first);
+                else
+                    cv::cuda::connectedComponentsWithStats(d, l, s, c, cfg.second, ltype, cfg.first);
+                cv::cuda::Stream::Null().waitForCompletion();
+                const size_t peak = cv::cuda::cudacca::temporaryMemoryHighWater(true);
+                const double perPixel = peak / pixels;
+                std::cout << cv::format("[ MEMORY   ] %-6s %d-conn %s %s outputs: peak temporary %.3f bytes/pixel (%.1f MiB at 4096x4096)",
+                                        algorithmName(cfg.first).c_str(), cfg.second, ltypeName(ltype).c_str(),
+                                        hostOutputs ? "host Mat" : "GpuMat", perPixel, peak / 1048576.0) << std::endl;
+                // int32 forest (4) + device copies of host outputs (4) + stats scratch: well under 12.
+                EXPECT_LT(perPixel, 12.0) << algorithmName(cfg.first) << " " << ltypeName(ltype);
+            }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Large images
+// ---------------------------------------------------------------------------------------------------
+
+static void skipUnlessLargeTests()
+{
+    skipIfNoCudaDevice();
+    const char* env = std::getenv("CUDACCA_LARGE_TESTS");
+    if (!env || std::string(env) != "1")
+        throw cvtest::SkipTestException("large-image test: minutes and tens of GB of host memory; set CUDACCA_LARGE_TESTS=1 to run it");
+}
+
+//! A large image fast to make: random 8x8 blocks at 60 % with a spiral over the top-left 4096^2 corner
+//! and a full-width serpentine band at the bottom (long paths across the whole width).
+static cv::Mat largeImage(cv::Size size, std::mt19937& rng)
+{
+    cv::Mat small = randomBlockImage(cv::Size((size.width + 7) / 8, (size.height + 7) / 8), 0.6, 1, rng);
+    cv::Mat img;
+    cv::resize(small, img, cv::Size(small.cols * 8, small.rows * 8), 0, 0, cv::INTER_NEAREST);
+    img = img(cv::Rect(0, 0, size.width, size.height)).clone();
+    const int s = std::min(4096, std::min(size.width, size.height));
+    spiral(cv::Size(s, s)).copyTo(img(cv::Rect(0, 0, s, s)));
+    const int band = std::min(64, size.height);
+    serpentine(cv::Size(size.width, band)).copyTo(img(cv::Rect(0, size.height - band, size.width, band)));
+    return img;
+}
+
+static void checkLarge(cv::Size size, bool allConnectivities)
+{
+    skipUnlessLargeTests();
+    std::mt19937 rng(testSeed());
+    const int64 t0 = cv::getTickCount();
+    const cv::Mat img = largeImage(size, rng);
+    cv::cuda::GpuMat d, l, s, c;
+    d.upload(img);
+    for (int conn : { 8, 4 })
+    {
+        if (conn == 4 && !allConnectivities)
+            continue;
+        const CCResult ref = cpuReference(img, conn);
+        for (const auto& cfg : algorithmConnectivities())
+        {
+            if (cfg.second != conn)
+                continue;
+            SCOPED_TRACE(cv::format("%dx%d ", size.width, size.height) + algorithmName(cfg.first) + cv::format(" %d-conn", conn));
+            l.release(); s.release(); c.release();
+            const int n = cv::cuda::connectedComponentsWithStats(d, l, s, c, conn, CV_32S, cfg.first);
+            EXPECT_TRUE(matchesCpu(ref, CV_32S, download(n, l, s, c)));
+        }
+    }
+    std::cout << cv::format("[ cudacca  ] %dx%d (%.2f Gpixel): %.1f s", size.width, size.height, img.total() / 1e9,
+                            (cv::getTickCount() - t0) / cv::getTickFrequency()) << std::endl;
+}
+
+TEST(CUDACCA_Large, Image16384) { checkLarge(cv::Size(16384, 16384), true); }
+TEST(CUDACCA_Large, Image32768) { checkLarge(cv::Size(32768, 32768), true); }
+//! 46340^2 = 2147395600 pixels: just under the documented limit of 2^31 - 2.
+TEST(CUDACCA_Large, Image46340JustUnderTheLimit) { checkLarge(cv::Size(46340, 46340), false); }
+
+}} // namespace opencv_test::<anonymous>
