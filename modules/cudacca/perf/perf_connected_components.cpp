@@ -27,7 +27,21 @@ namespace opencv_test { namespace {
 // Parameters, each defined in one place.
 
 //! The algorithms measured: add a new cv::cuda::CCAAlgorithmTypes value here.
-CV_ENUM(CCAAlgo, CCA_UF, CCA_DEFAULT)
+CV_ENUM(CCAAlgo, CCA_UF, CCA_BKE, CCA_BUF, CCA_KE, CCA_OLE, CCA_DEFAULT)
+
+//! The algorithms that do only 8-connectivity (the library refuses them with 4): left out of Conn4.
+static bool eightConnectivityOnly(int algo) { return algo == cv::cuda::CCA_BKE || algo == cv::cuda::CCA_BUF; }
+
+//! CCAAlgo::all() less the 8-connectivity-only algorithms.
+static std::vector<CCAAlgo> algorithmsWith4()
+{
+    std::vector<CCAAlgo> v;
+    const ::testing::internal::ParamGenerator<CCAAlgo> all = CCAAlgo::all();
+    for (::testing::internal::ParamGenerator<CCAAlgo>::iterator it = all.begin(); it != all.end(); ++it)
+        if (!eightConnectivityOnly(*it))
+            v.push_back(*it);
+    return v;
+}
 
 //! YACCLAB pattern: granularity g and foreground density d (percent); d = 100 is the "full" image.
 struct Pattern
@@ -359,19 +373,41 @@ PERF_TEST_P_(CCA, LabelsOnly)
     SANITY_CHECK_NOTHING();
 }
 
+//! The image sizes: 512^2, 2048^2, 8192^2, or the N x N sizes listed in CUDACCA_PERF_SIZES ("8192,2048").
+static std::vector<Size> perfSizes(std::vector<int> sides)
+{
+    if (const char* env = std::getenv("CUDACCA_PERF_SIZES"))
+    {
+        sides.clear();
+        for (const char* p = env; *p;)
+        {
+            char* end = nullptr;
+            const long n = std::strtol(p, &end, 10);
+            if (end == p) { ++p; continue; }
+            if (n > 0) sides.push_back((int)n);
+            p = end;
+        }
+    }
+    std::vector<Size> v;
+    for (int s : sides)
+        v.push_back(Size(s, s));
+    return v;
+}
+
 // 8-connectivity: every size, every pattern (3 granularities x 6 densities + full), every algorithm.
 INSTANTIATE_TEST_CASE_P(Conn8, CCA,
-    Combine(Values(Size(512, 512), Size(2048, 2048), Size(8192, 8192)),
+    Combine(ValuesIn(perfSizes({ 512, 2048, 8192 })),
             ValuesIn(allPatterns()),
             Values(8),
             CCAAlgo::all()));
 
-// 4-connectivity: a subset (d = 50 % per granularity + full) on the two large sizes.
+// 4-connectivity: a subset (d = 50 % per granularity + full) on the two large sizes, the algorithms that
+// do 4-connectivity.
 INSTANTIATE_TEST_CASE_P(Conn4, CCA,
-    Combine(Values(Size(2048, 2048), Size(8192, 8192)),
+    Combine(ValuesIn(perfSizes({ 2048, 8192 })),
             ValuesIn(subsetPatterns()),
             Values(4),
-            CCAAlgo::all()));
+            ValuesIn(algorithmsWith4())));
 
 } // namespace
 

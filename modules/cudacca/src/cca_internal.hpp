@@ -77,6 +77,15 @@ private:
 
 //! Oliveira and Lotufo's union-find with tile merging (cuda/uf_labeling.cu). connectivity 4 or 8.
 void labelUnionFind(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream);
+//! Allegretti et al.'s block-based Komura equivalence on 2x2 blocks (cuda/bke_labeling.cu). connectivity 8 only.
+void labelBlockKomura(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream);
+//! Allegretti et al.'s block-based union-find on 2x2 blocks (cuda/buf_labeling.cu). connectivity 8 only.
+void labelBlockUnionFind(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream);
+//! Komura equivalence: neighbour-linked initialization, compression, reduction (cuda/ke_labeling.cu). 4 or 8.
+void labelKomuraEquivalence(const BinaryImage& image, const LabelForest& forest, int connectivity,
+                            cudaStream_t stream);
+//! Kalentev et al.'s label equivalence, iterated until no change; waits on `stream` (cuda/ole_labeling.cu). 4 or 8.
+void labelKalentev(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream);
 
 // ---- shared analysis (cuda/analysis.cu) --------------------------------------------------------------
 

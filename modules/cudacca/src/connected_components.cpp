@@ -34,6 +34,10 @@ struct AlgorithmInfo
 // One line per algorithm. CCA_DEFAULT resolves through defaultAlgorithm().
 const AlgorithmInfo kAlgorithms[] = {
     { CCA_UF, "CCA_UF", true, true, labelUnionFind },
+    { CCA_BKE, "CCA_BKE", false, true, labelBlockKomura },
+    { CCA_BUF, "CCA_BUF", false, true, labelBlockUnionFind },
+    { CCA_KE, "CCA_KE", true, true, labelKomuraEquivalence },
+    { CCA_OLE, "CCA_OLE", true, true, labelKalentev },
 };
 
 int defaultAlgorithm(int /*connectivity*/) { return CCA_UF; }

@@ -27,9 +27,29 @@ namespace opencv_test { namespace cudacca_test {
 // and its connectivities below). Every GPU accuracy case runs for algorithm x connectivity x ltype.
 // =====================================================================================================
 
+inline std::string algorithmName(int algorithm);
+
+//! Every algorithm of the module (CCA_DEFAULT included, last).
+inline std::vector<int> allAlgorithms()
+{
+    return { cv::cuda::CCA_UF, cv::cuda::CCA_BKE, cv::cuda::CCA_BUF, cv::cuda::CCA_KE, cv::cuda::CCA_OLE,
+             cv::cuda::CCA_DEFAULT };
+}
+
+//! allAlgorithms(), or those named in CUDACCA_TEST_ALGORITHMS (comma-separated names, e.g. "UF,BKE";
+//! used to run a suite, such as the sanitizer runs, per algorithm).
 inline std::vector<int> testedAlgorithms()
 {
-    return { cv::cuda::CCA_UF, cv::cuda::CCA_DEFAULT };
+    const char* env = std::getenv("CUDACCA_TEST_ALGORITHMS");
+    const std::vector<int> all = allAlgorithms();
+    if (!env || !*env)
+        return all;
+    const std::string wanted = std::string(",") + env + ",";
+    std::vector<int> v;
+    for (int a : all)
+        if (wanted.find("," + algorithmName(a) + ",") != std::string::npos)
+            v.push_back(a);
+    return v;
 }
 
 inline std::vector<int> supportedConnectivities(int algorithm)
@@ -37,6 +57,10 @@ inline std::vector<int> supportedConnectivities(int algorithm)
     switch (algorithm)
     {
     case cv::cuda::CCA_UF:      return { 4, 8 };
+    case cv::cuda::CCA_BKE:     return { 8 };
+    case cv::cuda::CCA_BUF:     return { 8 };
+    case cv::cuda::CCA_KE:      return { 4, 8 };
+    case cv::cuda::CCA_OLE:     return { 4, 8 };
     case cv::cuda::CCA_DEFAULT: return { 4, 8 };
     default:                    return { 4, 8 };
     }
@@ -53,6 +77,10 @@ inline std::string algorithmName(int algorithm)
     {
     case cv::cuda::CCA_DEFAULT: return "DEFAULT";
     case cv::cuda::CCA_UF:      return "UF";
+    case cv::cuda::CCA_BKE:     return "BKE";
+    case cv::cuda::CCA_BUF:     return "BUF";
+    case cv::cuda::CCA_KE:      return "KE";
+    case cv::cuda::CCA_OLE:     return "OLE";
     default:                    return cv::format("ALGO%d", algorithm);
     }
 }

@@ -33,11 +33,19 @@ cv::cuda::ConnectedComponentsAlgorithmsTypes (CCL_DEFAULT, CCL_BKE).
 |---|---|---|---|
 | CCA_DEFAULT | the fastest available for the asked connectivity (today CCA_UF) | 4, 8 | |
 | CCA_UF | direct union-find: local merge in shared memory, border merge, compression | 4, 8 | Oliveira and Lotufo 2010, as described in Bolelli et al. 2024, section III-B-1 |
+| CCA_BKE | direct, on 2x2 blocks: each block linked to its first connected neighbour block, compression, the remaining unions, compression, final labeling | 8 | Allegretti, Bolelli and Grana 2019 (BKE), as described in Bolelli et al. 2024, section III-B-9 |
+| CCA_BUF | direct union-find on 2x2 blocks: initialization, unions of connected neighbour blocks, compression, final labeling | 8 | Allegretti, Bolelli and Grana 2019 (BUF), as described in Bolelli et al. 2024, section III-B-8 |
+| CCA_KE | direct: each pixel linked to its first foreground neighbour, compression, the few remaining unions | 4, 8 | Komura 2015 (8-connectivity: Allegretti et al. 2018), as described in Bolelli et al. 2024, section III-B-3 |
+| CCA_OLE | iterative label equivalence without atomics: scanning and analysis until nothing changes (waits for the stream between batches of rounds) | 4, 8 | Kalentev et al. 2011, section 2.2 (OLE in Bolelli et al. 2024, section III-A-4) |
 */
 enum CCAAlgorithmTypes
 {
     CCA_DEFAULT = 0, //!< Best algorithm for the connectivity. Today: CCA_UF for 4 and 8.
     CCA_UF      = 1, //!< Union-find with shared-memory local merge (Oliveira and Lotufo).
+    CCA_BKE     = 2, //!< Block-based Komura equivalence on 2x2 blocks (Allegretti et al.). 8-connectivity only.
+    CCA_BUF     = 3, //!< Block-based union-find on 2x2 blocks (Allegretti et al.). 8-connectivity only.
+    CCA_KE      = 4, //!< Komura equivalence: direct, neighbour-linked initialization (Komura; Allegretti et al.).
+    CCA_OLE     = 5, //!< Kalentev et al.'s label equivalence: iterative, no atomics.
 };
 
 /** @brief Computes the connected components of a binary image and their statistics on the GPU.

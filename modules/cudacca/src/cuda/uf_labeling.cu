@@ -11,6 +11,7 @@
 
 #include "../cca_internal.hpp"
 #include "cuda_check.hpp"
+#include "labeling_common.cuh"
 #include "union_find.cuh"
 
 namespace cv { namespace cuda { namespace cudacca {
@@ -21,10 +22,7 @@ constexpr int kTileW = 32;
 constexpr int kTileH = 16;
 constexpr int kBorderThreads = 256;
 
-__device__ __forceinline__ bool isForeground(const BinaryImage& img, int y, int x)
-{
-    return img.data[static_cast<size_t>(y) * img.step + x] != 0;
-}
+using device::isForeground;
 
 /** LocalMerge (Algorithm 6): one block per tile, one thread per pixel. Trees live in shared memory
 with tile-local indices; each pixel then stores its tile root's global pitched index + 1. The local

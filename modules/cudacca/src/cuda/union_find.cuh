@@ -39,6 +39,25 @@ __device__ __forceinline__ int findRootCompress(volatile int* parent, int a)
     return root;
 }
 
+/** Root of a; a's parent is moved up to each ancestor on the way (InlineCompress of Bolelli et al.
+2024, Algorithm 1, in full). Meant for the compression passes, where no union runs and only the thread
+of a writes parent[a] (KE's Compression, OLE's Analysis): every value written is an ancestor of a, so
+concurrent walks stay valid, and threads that walk one long chain at the same time (the pixels of a row
+or column run) jump along each other's progress instead of each walking the whole chain. */
+__device__ __forceinline__ int findRootInlineCompress(volatile int* parent, int a)
+{
+    const int id = a;
+    a = parent[id] - 1;
+    int next = parent[a] - 1;
+    while (next != a)
+    {
+        parent[id] = next + 1;
+        a = next;
+        next = parent[a] - 1;
+    }
+    return a;
+}
+
 /** Union of the trees of a and b (Bolelli et al. 2024, Algorithm 1, Union). atomicMin returns the
 value it replaced: if that is not the root we looked at, someone linked it meanwhile: retry from there.
 Parents only ever decrease, so the loop terminates. */
@@ -58,6 +77,88 @@ __device__ __forceinline__ void unite(int* parent, int a, int b)
         else if (b < a)
         {
             const int old = atomicMin(parent + a, b + 1) - 1;
+            done = (old == a);
+            a = old;
+        }
+        else
+        {
+            done = true;
+        }
+    } while (!done);
+}
+
+// ---- slot-mapped union-find (the block-based algorithms, block_connectivity.cuh) ----------------------
+// Node k keeps its parent in parent[slot(k)] instead of parent[k]: a 2x2 block is named by its KEY (the
+// pitched index of its first foreground pixel) but its parent lives in its top-left pixel's element.
+// A node is a root when its slot holds its own key + 1. Same algorithms as above; with
+// slot(k) == k they are the functions above. Values written are always keys.
+
+/** Root of a (see findRootVolatile above). a may also be any index whose slot is a node's slot (a
+pointer to a block that is not its key): the walk then takes one more step, to the key. */
+template <class Slot>
+__device__ __forceinline__ int findRootVolatile(const volatile int* parent, int a, const Slot& slot)
+{
+    int next = parent[slot(a)] - 1;
+    while (next != a)
+    {
+        a = next;
+        next = parent[slot(a)] - 1;
+    }
+    return a;
+}
+
+/** Root of the node a, then a points straight at it (findRootCompress above). a must be a node's key:
+then a != root means another node, whose slot is not the root's. */
+template <class Slot>
+__device__ __forceinline__ int findRootCompress(volatile int* parent, int a, const Slot& slot)
+{
+    const int s = slot(a);
+    const int next = parent[s] - 1;
+    if (next == a)
+        return a;
+    const int root = findRootVolatile(parent, next, slot);
+    if (root != next)
+        parent[s] = root + 1;
+    return root;
+}
+
+/** Compression of the node whose slot is s and whose parent is a (parent[s] == a + 1): walks to the
+root and moves the node's parent up to every ancestor met on the way (findRootInlineCompress above);
+returns the root. Only for passes where no union runs and only this thread writes parent[s]. a may be a
+pointer that is not a key (BKE's initialization links to a neighbour's top-left pixel); the value left
+in parent[s] is the root's key + 1. */
+template <class Slot>
+__device__ __forceinline__ int compressSlot(volatile int* parent, int s, int a, const Slot& slot)
+{
+    int next = parent[slot(a)] - 1;
+    while (next != a)
+    {
+        parent[s] = next + 1;
+        a = next;
+        next = parent[slot(a)] - 1;
+    }
+    return a;
+}
+
+/** Union of the trees of the nodes a and b (unite above, Bolelli et al. 2024, Algorithm 1); a and b
+must be keys. */
+template <class Slot>
+__device__ __forceinline__ void unite(int* parent, int a, int b, const Slot& slot)
+{
+    bool done;
+    do
+    {
+        a = findRootCompress(parent, a, slot);
+        b = findRootCompress(parent, b, slot);
+        if (a < b)
+        {
+            const int old = atomicMin(parent + slot(b), a + 1) - 1;
+            done = (old == b);
+            b = old;
+        }
+        else if (b < a)
+        {
+            const int old = atomicMin(parent + slot(a), b + 1) - 1;
             done = (old == a);
             a = old;
         }

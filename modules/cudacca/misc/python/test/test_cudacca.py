@@ -43,6 +43,17 @@ def cpu_reference(img, connectivity, ltype):
                                                          ccltype=cv2.CCL_SAUF)
 
 
+# Every algorithm the binding exposes (cv2.cuda.CCA_*), and those that refuse 4-connectivity.
+ALGORITHMS = {name: getattr(cv2.cuda, name) for name in dir(cv2.cuda) if name.startswith("CCA_")} \
+    if hasattr(cv2, "cuda") else {}
+EIGHT_CONNECTIVITY_ONLY = {"CCA_BKE", "CCA_BUF"}
+
+
+def algorithms_for(connectivity):
+    return [v for n, v in sorted(ALGORITHMS.items(), key=lambda kv: kv[1])
+            if connectivity == 8 or n not in EIGHT_CONNECTIVITY_ONLY]
+
+
 class CudaccaBindingTest(unittest.TestCase):
     """Runs everywhere, with or without a GPU."""
 
@@ -52,6 +63,10 @@ class CudaccaBindingTest(unittest.TestCase):
                         "cv2.cuda.connectedComponentsWithStats is missing")
         self.assertEqual(cv2.cuda.CCA_DEFAULT, 0)
         self.assertEqual(cv2.cuda.CCA_UF, 1)
+        self.assertEqual(cv2.cuda.CCA_BKE, 2)
+        self.assertEqual(cv2.cuda.CCA_BUF, 3)
+        self.assertEqual(cv2.cuda.CCA_KE, 4)
+        self.assertEqual(cv2.cuda.CCA_OLE, 5)
         self.assertTrue(hasattr(cv2, "cuda_GpuMat"))
         self.assertTrue(hasattr(cv2.cuda, "Stream") or hasattr(cv2, "cuda_Stream"))
         doc = cv2.cuda.connectedComponentsWithStats.__doc__ or ""
@@ -192,7 +207,7 @@ class CudaccaGpuTest(unittest.TestCase):
             for connectivity in (8, 4):
                 for ltype in (cv2.CV_32S, cv2.CV_16U):
                     ref = cpu_reference(img, connectivity, ltype)
-                    for algorithm in (cv2.cuda.CCA_DEFAULT, cv2.cuda.CCA_UF):
+                    for algorithm in algorithms_for(connectivity):
                         ctx = "%s conn=%d ltype=%s algo=%d" % (
                             name, connectivity, "CV_32S" if ltype == cv2.CV_32S else "CV_16U", algorithm)
                         with self.subTest(ctx):

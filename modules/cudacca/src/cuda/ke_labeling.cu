@@ -1,0 +1,145 @@
+// This file is part of cudacca, an OpenCV extra module.
+// It is subject to the license terms in the LICENSE file found in the top-level directory.
+
+// KE: Komura equivalence (Komura 2015, 4-connectivity; extended to 8-connectivity by Allegretti et al.
+// 2018), as described in Bolelli et al. 2024, section III-B-3. A direct algorithm in four steps:
+//   Initialization - no single-node trees: every foreground pixel takes as parent its first foreground
+//                    neighbour of the half-neighbourhood in increasing raster order (NW, N, NE, W for 8;
+//                    N, W for 4), or itself when there is none. Plain writes, no atomics.
+//   Compression    - flattens those partial trees (Find, then L[x] = root) so the finds of the
+//                    Reduction are short.
+//   Reduction      - a Merge (section III-B-1) restricted to the neighbours that Initialization did not
+//                    link: union (atomicMin, union_find.cuh) only where no other link already connects
+//                    them (see reductionKernel).
+//   Compression    - the final one is the shared analysis's (compressAndRank flattens every tree).
+// One thread per pixel, in raster order. Every parent has a smaller pitched index (the neighbours of the
+// half-neighbourhood come first in raster order, and union links the larger root under the smaller), so
+// the result is the LabelForest of cca_internal.hpp. No device memory besides the forest.
+
+#include "../cca_internal.hpp"
+#include "cuda_check.hpp"
+#include "labeling_common.cuh"
+#include "union_find.cuh"
+
+namespace cv { namespace cuda { namespace cudacca {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+using device::isForeground;
+
+/** Initialization. Reads only the image and writes only its own pixel: no race. */
+template <int kConnectivity>
+__global__ void initKernel(const BinaryImage img, const LabelForest forest)
+{
+    int y, x;
+    if (!device::threadPixel(forest.rows, forest.cols, y, x))
+        return;
+    const int p = y * forest.ld + x;
+    int parent = -1; // background: stored as parent + 1 = 0
+    if (isForeground(img, y, x))
+    {
+        parent = p;
+        const bool up = y > 0;
+        const bool left = x > 0;
+        const bool right = x + 1 < forest.cols;
+        if (kConnectivity == 8)
+        {
+            if (up && left && isForeground(img, y - 1, x - 1))
+                parent = p - forest.ld - 1;
+            else if (up && isForeground(img, y - 1, x))
+                parent = p - forest.ld;
+            else if (up && right && isForeground(img, y - 1, x + 1))
+                parent = p - forest.ld + 1;
+            else if (left && isForeground(img, y, x - 1))
+                parent = p - 1;
+        }
+        else
+        {
+            if (up && isForeground(img, y - 1, x))
+                parent = p - forest.ld;
+            else if (left && isForeground(img, y, x - 1))
+                parent = p - 1;
+        }
+    }
+    forest.data[p] = parent + 1;
+}
+
+/** Compression: L[x] <- Find(L, x). Other threads rewrite their own pixels meanwhile, always to an
+ancestor (never a root: roots do not change in this kernel), so whichever value a volatile load sees,
+the walk ends at the same root. The Initialization's trees have long chains (a row run in row 0 for
+4-connectivity, every column run), walked by many threads at once: the walk rewrites x's parent at
+every step (inline compression, union_find.cuh) so that they shorten each other's walks. */
+__global__ void compressKernel(const LabelForest forest)
+{
+    int y, x;
+    if (!device::threadPixel(forest.rows, forest.cols, y, x))
+        return;
+    const int p = y * forest.ld + x;
+    if (forest.data[p] != 0) // only this thread writes data[p]
+        device::findRootInlineCompress(forest.data, p);
+}
+
+/** Reduction: the unions that Initialization left out. An edge (x, n), n in x's half-neighbourhood,
+is skipped when a path of links already joins x and n: x's parent link, plus half-neighbourhood edges
+of pixels BEFORE x in raster order. By induction over the raster order every half-neighbourhood edge
+is then implied by the links made (the same kind of argument as UF's border-merge skip rule):
+  4-connectivity, parent N (else W):
+    N and W both foreground: W-NW (W's N edge) and NW-N (N's W edge) join W to N when NW is
+    foreground; otherwise union(x, W).
+  8-connectivity, parent the first of NW, N, NE, W:
+    N foreground: NW-N is N's W edge, NE-N is NE's W edge, W-N is W's NE edge: nothing to do;
+    N background, NW foreground (parent NW): W-NW is W's N edge; NE is two columns from NW: union(x, NE);
+    N, NW background, NE foreground (parent NE): W is not adjacent to NE: union(x, W).
+So at most one union per pixel, and none inside a region. Unions follow union_find.cuh (volatile finds,
+atomicMin on roots). */
+template <int kConnectivity>
+__global__ void reductionKernel(const BinaryImage img, const LabelForest forest)
+{
+    int y, x;
+    if (!device::threadPixel(forest.rows, forest.cols, y, x))
+        return;
+    if (y == 0 || !isForeground(img, y, x))
+        return; // row 0: at most one half-neighbour (W), already the parent
+    const int p = y * forest.ld + x;
+    const bool left = x > 0;
+    const bool up = isForeground(img, y - 1, x);
+    if (kConnectivity == 4)
+    {
+        if (up && left && isForeground(img, y, x - 1) && !isForeground(img, y - 1, x - 1))
+            device::unite(forest.data, p, p - 1);
+        return;
+    }
+    if (up || x + 1 >= forest.cols || !isForeground(img, y - 1, x + 1))
+        return; // N foreground, or no NE: the parent link is the only one needed
+    if (left && isForeground(img, y - 1, x - 1))
+        device::unite(forest.data, p, p - forest.ld + 1); // parent NW; join NE
+    else if (left && isForeground(img, y, x - 1))
+        device::unite(forest.data, p, p - 1);             // parent NE; join W
+}
+
+template <int kConnectivity>
+void runKomura(const BinaryImage& img, const LabelForest& forest, cudaStream_t stream)
+{
+    const unsigned blocks = blocksFor(static_cast<long long>(forest.rows) * forest.cols, kThreads);
+    initKernel<kConnectivity><<<blocks, kThreads, 0, stream>>>(img, forest);
+    checkLaunch("KE initialization");
+    compressKernel<<<blocks, kThreads, 0, stream>>>(forest);
+    checkLaunch("KE compression");
+    reductionKernel<kConnectivity><<<blocks, kThreads, 0, stream>>>(img, forest);
+    checkLaunch("KE reduction");
+}
+
+} // namespace
+
+void labelKomuraEquivalence(const BinaryImage& image, const LabelForest& forest, int connectivity,
+                            cudaStream_t stream)
+{
+    if (connectivity == 8)
+        runKomura<8>(image, forest, stream);
+    else
+        runKomura<4>(image, forest, stream);
+}
+
+}}} // namespace cv::cuda::cudacca

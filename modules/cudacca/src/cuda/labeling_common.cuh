@@ -1,0 +1,52 @@
+// This file is part of cudacca, an OpenCV extra module.
+// It is subject to the license terms in the LICENSE file found in the top-level directory.
+
+// Small helpers shared by the pixel-based labeling algorithms (uf_labeling.cu, ke_labeling.cu,
+// ole_labeling.cu): the foreground test on the input image, the one-thread-per-pixel raster mapping,
+// and the 1D launch sizes that go with it.
+
+#ifndef CUDACCA_LABELING_COMMON_CUH
+#define CUDACCA_LABELING_COMMON_CUH
+
+#include "../cca_internal.hpp"
+
+namespace cv { namespace cuda { namespace cudacca {
+
+namespace device {
+
+/** The input pixel (y, x) is foreground: nonzero, whether the image is CV_8U or CV_8S. The byte offset
+is computed in size_t: rows x step may exceed INT_MAX even when the forest's indices do not. */
+__device__ __forceinline__ bool isForeground(const BinaryImage& img, int y, int x)
+{
+    return img.data[static_cast<size_t>(y) * img.step + x] != 0;
+}
+
+/** Pixel of linear raster index i (0 <= i < rows * cols, which fits an int, see LabelForest). */
+__device__ __forceinline__ void rasterPixel(unsigned i, int cols, int& y, int& x)
+{
+    y = static_cast<int>(i / static_cast<unsigned>(cols));
+    x = static_cast<int>(i - static_cast<unsigned>(y) * static_cast<unsigned>(cols));
+}
+
+/** This thread's pixel in a one-thread-per-pixel launch over the raster order (blocksFor below);
+false for the threads past the last pixel. Unsigned arithmetic: the last index is at most INT_MAX. */
+__device__ __forceinline__ bool threadPixel(int rows, int cols, int& y, int& x)
+{
+    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= static_cast<unsigned>(rows) * static_cast<unsigned>(cols))
+        return false;
+    rasterPixel(i, cols, y, x);
+    return true;
+}
+
+} // namespace device
+
+/** Blocks of `threads` threads for one thread per item. */
+inline unsigned blocksFor(long long items, int threads)
+{
+    return static_cast<unsigned>((items + threads - 1) / threads);
+}
+
+}}} // namespace cv::cuda::cudacca
+
+#endif

@@ -1,0 +1,228 @@
+// This file is part of cudacca, an OpenCV extra module.
+// It is subject to the license terms in the LICENSE file found in the top-level directory.
+
+// OLE: the label equivalence of Kalentev et al. 2011 ("Connected component labeling on a 2D grid
+// using CUDA", section 2.2 and Listings 1-3; Bolelli et al. 2024 call it OLE, section III-A-4 and
+// Algorithm 3). An iterative algorithm with no separate equivalence array: the labels ARE the
+// references, stored in the forest itself (label = pitched index + 1, 0 = background).
+//   Initialization (Listing 1) - every foreground pixel gets its own index as label: a forest of roots.
+//   Scanning (Listing 3)       - each foreground pixel with label l finds the smallest nonzero label nl
+//                                of its neighbours (4 or 8 of them) and, if nl < l, links the tree of l
+//                                to it: L[l - 1] <- min(L[l - 1], nl). No atomics: see scanKernel.
+//   Analysis (Listing 2)       - each foreground pixel follows its chain of labels to the root and
+//                                stores the root's label (full compression, every round).
+// Scanning + Analysis repeat until a Scanning changes nothing.
+//
+// The paper pads the image with a frame of zeros so that no neighbour read needs a test; we keep the
+// caller's layout (pitched forest, arbitrary ld, any size from 1x1) and test the edges instead.
+// The paper's version is 4-connectivity; with 8 the Scanning looks at the 8 neighbours, nothing else
+// changes.
+//
+// Result: the LabelForest of cca_internal.hpp, already flat. Every write lowers a node's label below its
+// own index + 1, so parents always have smaller indices, and at convergence every pixel of a component
+// carries the label of its smallest pixel (see labelKalentev).
+
+#include "../cca_internal.hpp"
+#include "cuda_check.hpp"
+#include "labeling_common.cuh"
+#include "union_find.cuh"
+
+#include <climits>
+
+namespace cv { namespace cuda { namespace cudacca {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+//! Scanning + Analysis rounds queued per host check of the "changed" flags: first, and at most.
+constexpr int kFirstRoundsPerCheck = 4;
+constexpr int kMaxRoundsPerCheck = 16;
+
+/** Calls f(y, x) for every pixel, in a grid-stride loop over the raster order. The loop is
+warp-uniform (all 32 lanes of a warp run the same iterations), so a warp vote after it sees every lane.
+The grid is one wave of resident blocks (residentBlocks), which also keeps a round that has nothing to
+do (it exits on its flag) cheap. */
+template <typename F>
+__device__ __forceinline__ void forEachPixel(const LabelForest& forest, F f)
+{
+    const unsigned n = static_cast<unsigned>(forest.rows) * static_cast<unsigned>(forest.cols);
+    const unsigned lane = threadIdx.x & 31u;
+    const unsigned stride = gridDim.x * blockDim.x;
+    for (unsigned base = blockIdx.x * blockDim.x + threadIdx.x - lane; base < n; base += stride)
+    {
+        if (base + lane < n)
+        {
+            int y, x;
+            device::rasterPixel(base + lane, forest.cols, y, x);
+            f(y, x);
+        }
+    }
+}
+
+/** Listing 1: label = own index + 1 for the foreground, 0 for the background. */
+__global__ void initKernel(const BinaryImage img, const LabelForest forest)
+{
+    int y, x;
+    if (!device::threadPixel(forest.rows, forest.cols, y, x))
+        return;
+    const int p = y * forest.ld + x;
+    forest.data[p] = device::isForeground(img, y, x) ? p + 1 : 0;
+}
+
+/** Listing 3 (Scanning), 4 or 8 neighbours. Skips the whole round when the previous round's Scanning
+changed nothing (`previous` non-null and 0): the labels are final then, and the rounds queued after
+convergence cost a launch each. Sets *changed (one store per warp, after a vote) when it links a tree.
+
+Intentional races, all benign. Thread x writes L[l - 1] (the root of its tree) while other threads
+read that node as a neighbour label, read it as their own label, or write it too (two pixels whose trees
+have the same root). Plain loads and stores, as in the paper:
+  - every value a node ever holds is the label of a pixel of the same component (a neighbour's label
+    is), and lower than the node's own index + 1; so a read of the old or of the new value gives a valid
+    label and a valid nl, and no write can make a cycle or join two components;
+  - two writes to the same root: the last one wins and the other link is lost; both are below the root's
+    own label, so the root is linked either way, and the pixel whose link was lost still sees a smaller
+    neighbour label in the next round (the flag is set, so there is one) and links again.
+Progress: a round that sets the flag links at least one root (the roots' count strictly decreases), so
+the iteration terminates; a round that changes nothing leaves the flag 0. */
+template <int kConnectivity>
+__global__ void scanKernel(const LabelForest forest, const int* previous, int* changed)
+{
+    if (previous && *previous == 0)
+        return; // the same value for the whole grid
+    int* const L = forest.data;
+    const int ld = forest.ld;
+    bool linked = false;
+    forEachPixel(forest, [&](int y, int x) {
+        const int p = y * ld + x;
+        const int l = L[p];
+        if (l == 0)
+            return;
+        int nl = INT_MAX;
+        auto take = [&](int q) {
+            const int v = L[q];
+            if (v != 0 && v < nl)
+                nl = v;
+        };
+        const bool left = x > 0;
+        const bool right = x + 1 < forest.cols;
+        if (left)
+            take(p - 1);
+        if (right)
+            take(p + 1);
+        if (y > 0)
+        {
+            take(p - ld);
+            if (kConnectivity == 8 && left)
+                take(p - ld - 1);
+            if (kConnectivity == 8 && right)
+                take(p - ld + 1);
+        }
+        if (y + 1 < forest.rows)
+        {
+            take(p + ld);
+            if (kConnectivity == 8 && left)
+                take(p + ld - 1);
+            if (kConnectivity == 8 && right)
+                take(p + ld + 1);
+        }
+        if (nl < l)
+        {
+            const int old = L[l - 1];
+            L[l - 1] = min(old, nl);
+            linked = true;
+        }
+    });
+    if (__any_sync(0xffffffffu, linked) && (threadIdx.x & 31u) == 0)
+        *changed = 1;
+}
+
+/** Listing 2 (Analysis): each foreground pixel follows its labels to the root and stores the root's
+label. Skips the round when its Scanning changed nothing (the labels are already flat then). Roots do not
+change in this kernel, and the other threads only rewrite their own pixels to an ancestor's label, so
+the volatile walk of union_find.cuh ends at the same root whatever it reads. The walk rewrites the
+pixel's label at every step (inline compression), not only at the end as Listing 2 does: the same
+result, but the many threads that walk one long chain at once (after the first Scanning a run's roots
+form chains) then shorten each other's walks. */
+__global__ void analysisKernel(const LabelForest forest, const int* changed)
+{
+    if (*changed == 0)
+        return;
+    forEachPixel(forest, [&](int y, int x) {
+        const int p = y * forest.ld + x;
+        if (forest.data[p] != 0) // only this thread writes data[p]
+            device::findRootInlineCompress(forest.data, p);
+    });
+}
+
+/** Blocks for the grid-stride kernels: one wave of resident blocks, fewer for small images. */
+unsigned residentBlocks(long long pixels)
+{
+    int device = 0, sms = 0, threadsPerSm = 0;
+    checkCuda(cudaGetDevice(&device), "cudaGetDevice");
+    checkCuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+              "cudaDeviceGetAttribute (multiprocessors)");
+    checkCuda(cudaDeviceGetAttribute(&threadsPerSm, cudaDevAttrMaxThreadsPerMultiProcessor, device),
+              "cudaDeviceGetAttribute (threads per multiprocessor)");
+    const long long wave = static_cast<long long>(sms) * (threadsPerSm / kThreads);
+    const long long needed = blocksFor(pixels, kThreads);
+    return static_cast<unsigned>(needed < wave ? needed : (wave > 0 ? wave : 1));
+}
+
+template <int kConnectivity>
+void runKalentev(const BinaryImage& img, const LabelForest& forest, cudaStream_t stream)
+{
+    const long long pixels = static_cast<long long>(forest.rows) * forest.cols;
+    initKernel<<<blocksFor(pixels, kThreads), kThreads, 0, stream>>>(img, forest);
+    checkLaunch("OLE initialization");
+
+    // The loop of the paper: Scanning, Analysis, until the flag stays 0. Reading the flag costs a
+    // device-to-host copy and a wait for the stream, during which the GPU idles, so the rounds are
+    // queued in batches: flags[r] is round r's "changed" flag, and a round whose predecessor changed
+    // nothing exits at once. The host reads the batch's last flag: 0 means some Scanning of the batch
+    // changed nothing (converged; the later rounds did nothing), 1 that more rounds are needed. The
+    // paper's images converge in 3 to 8 rounds (its Table 2), i.e. after one or two checks; batches of
+    // 4, 8, then 16 rounds keep the waits few for images that need many rounds (long spirals), while a
+    // round queued past convergence costs only two launches of a one-wave grid that exits at once.
+    // There is no cap on the rounds: the loop ends only when a Scanning changed nothing, which always
+    // comes (every round that changes something links at least one root, see scanKernel).
+    // The flags come from cudacca's stream-ordered pool (StreamBuffer, cca_internal.hpp): no device-wide
+    // synchronization, nothing shared between calls; freed on the stream when this function returns/throws.
+    StreamBuffer flagBuffer;
+    int* const flags = static_cast<int*>(flagBuffer.allocate(kMaxRoundsPerCheck * sizeof(int), stream));
+    const unsigned blocks = residentBlocks(pixels);
+    for (int rounds = kFirstRoundsPerCheck;; rounds = rounds * 2 < kMaxRoundsPerCheck ? rounds * 2 : kMaxRoundsPerCheck)
+    {
+        checkCuda(cudaMemsetAsync(flags, 0, rounds * sizeof(int), stream), "cudaMemsetAsync (OLE flags)");
+        for (int r = 0; r < rounds; ++r)
+        {
+            scanKernel<kConnectivity>
+                <<<blocks, kThreads, 0, stream>>>(forest, r == 0 ? nullptr : flags + r - 1, flags + r);
+            checkLaunch("OLE scanning");
+            analysisKernel<<<blocks, kThreads, 0, stream>>>(forest, flags + r);
+            checkLaunch("OLE analysis");
+        }
+        int changed = 0;
+        checkCuda(cudaMemcpyAsync(&changed, flags + rounds - 1, sizeof(int), cudaMemcpyDeviceToHost, stream),
+                  "cudaMemcpyAsync (OLE flag)");
+        checkCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (OLE flag)");
+        if (changed == 0)
+            break;
+    }
+}
+
+} // namespace
+
+/** Convergence gives the LabelForest contract: when a Scanning changes nothing, every pair of
+neighbouring foreground pixels has the same label, so a component carries one label r + 1, which the
+Initialization or the previous Analysis made a root's (L[r] == r + 1, r in the component); every label is at most its pixel's
+index + 1, so r is the component's smallest index, its raster-first pixel. */
+void labelKalentev(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream)
+{
+    if (connectivity == 8)
+        runKalentev<8>(image, forest, stream);
+    else
+        runKalentev<4>(image, forest, stream);
+}
+
+}}} // namespace cv::cuda::cudacca
