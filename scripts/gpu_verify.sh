@@ -1,8 +1,17 @@
 #!/usr/bin/env bash
-# The GPU verification run: on a machine with an NVIDIA GPU, runs the whole accuracy suite, the Python
-# tests, the sample with --check and a short perf run, and prints a compact summary last.
+# The GPU verification run: on a machine with an NVIDIA GPU, runs the parts named in CUDACCA_VERIFY
+# (default "accuracy python samples perf") and prints a compact summary last. Parts:
+#   accuracy   the whole accuracy suite (opencv_test_cudacca; large-image tests skip)
+#   python     the Python binding tests
+#   samples    the C++ and Python samples with --check
+#   perf       a short perf run (CUDACCA_PERF_ARGS)
+#   fuzz       differential fuzzing: CUDACCA_FUZZ_IMAGES (100000) images, stops after CUDACCA_FUZZ_SECONDS (540)
+#   sanitizer  compute-sanitizer memcheck, racecheck, synccheck, initcheck on the representative subset,
+#              per algorithm (CUDACCA_SANITIZE_ALGOS)
+#   large      16384^2, 32768^2 and 46340^2 images against the CPU (CUDACCA_LARGE_TESTS=1)
+# Each device command may run 10 minutes: run fuzz, sanitizer and large as separate commands.
 # Binaries may come from the build tree (default) or from a bundle made by stage_gpu_bundle.sh:
-#   scripts/gpu_verify.sh [bundle dir with bin/ lib/ python/]
+#   CUDACCA_VERIFY="fuzz" scripts/gpu_verify.sh [bundle dir with bin/ lib/ python/]
 # Logs go to $OUT (or /tmp/cudacca-verify).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,29 +29,75 @@ commit=$(cat "${bundle:-/nonexistent}/COMMIT" 2>/dev/null | tr '\n' ' ' || true)
 [ -n "$commit" ] || commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 echo "cudacca GPU verification: commit $commit, $(date -u +%F), GPU: ${gpu:-none}"
 
+parts=" ${CUDACCA_VERIFY:-accuracy python samples perf} "
+want() { [[ "$parts" == *" $1 "* ]]; }
 status=0
-echo "== accuracy suite"
-"$bin/opencv_test_cudacca" --gtest_output=xml:"$out/accuracy.xml" >"$out/accuracy.log" 2>&1 || status=1
-tail -n 5 "$out/accuracy.log"
-grep -E '^\[  FAILED  \]' "$out/accuracy.log" | head -20
 
-echo "== python tests"
-python3 -m unittest discover -v -s "$root/modules/cudacca/misc/python/test" -p 'test_*.py' >"$out/python.log" 2>&1 || status=1
-tail -n 4 "$out/python.log"
-
-echo "== sample --check"
-if [ -x "$bin/cudacca_sample" ]; then
-  (cd "$out" && "$bin/cudacca_sample" --check >"$out/sample.log" 2>&1) || status=1
-  grep -E 'MATCH|labels|components' "$out/sample.log" | head -4
+if want accuracy; then
+  echo "== accuracy suite"
+  "$bin/opencv_test_cudacca" --gtest_output=xml:"$out/accuracy.xml" >"$out/accuracy.log" 2>&1 || status=1
+  tail -n 5 "$out/accuracy.log"
+  grep -E '^\[  FAILED  \]' "$out/accuracy.log" | head -20
+  grep -E '^\[ (MEMORY|FUZZ) ' "$out/accuracy.log" > "$out/accuracy_figures.txt" || true
 fi
-python3 "$root/samples/cudacca_sample.py" --check --output "$out/sample_py.png" >"$out/sample_py.log" 2>&1 || status=1
-grep -E 'MATCH' "$out/sample_py.log" | head -2
 
-echo "== perf (short)"
-"$bin/opencv_perf_cudacca" ${CUDACCA_PERF_ARGS:---perf_min_samples=10 --perf_force_samples=10} \
-  --gtest_output=xml:"$out/perf.xml" >"$out/perf.log" 2>&1 || status=1
-grep -E 'Gpix/s' "$out/perf.log" > "$out/perf_throughput.txt" || true
-tail -n 3 "$out/perf.log"
+if want python; then
+  echo "== python tests"
+  python3 -m unittest discover -v -s "$root/modules/cudacca/misc/python/test" -p 'test_*.py' >"$out/python.log" 2>&1 || status=1
+  tail -n 4 "$out/python.log"
+fi
+
+if want samples; then
+  echo "== sample --check"
+  if [ -x "$bin/cudacca_sample" ]; then
+    (cd "$out" && "$bin/cudacca_sample" --check >"$out/sample.log" 2>&1) || status=1
+    grep -E 'MATCH|labels|components' "$out/sample.log" | head -4
+  fi
+  python3 "$root/samples/cudacca_sample.py" --check --output "$out/sample_py.png" >"$out/sample_py.log" 2>&1 || status=1
+  grep -E 'MATCH' "$out/sample_py.log" | head -2
+fi
+
+if want perf; then
+  echo "== perf (short)"
+  "$bin/opencv_perf_cudacca" ${CUDACCA_PERF_ARGS:---perf_min_samples=10 --perf_force_samples=10} \
+    --gtest_output=xml:"$out/perf.xml" >"$out/perf.log" 2>&1 || status=1
+  grep -E 'Gpix/s' "$out/perf.log" > "$out/perf_throughput.txt" || true
+  tail -n 3 "$out/perf.log"
+fi
+
+if want fuzz; then
+  echo "== fuzz"
+  CUDACCA_FUZZ_IMAGES=${CUDACCA_FUZZ_IMAGES:-100000} CUDACCA_FUZZ_SECONDS=${CUDACCA_FUZZ_SECONDS:-540} \
+    "$bin/opencv_test_cudacca" --gtest_filter='CUDACCA_Fuzz.DifferentialAgainstCpu' \
+    --gtest_output=xml:"$out/fuzz.xml" >"$out/fuzz.log" 2>&1 || status=1
+  grep -E '^\[ (FUZZ|fuzz) |seed 0x|FAILED' "$out/fuzz.log" | head -12
+fi
+
+if want sanitizer; then
+  echo "== compute-sanitizer"
+  cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  : > "$out/sanitizer_summary.txt"
+  for algo in ${CUDACCA_SANITIZE_ALGOS:-UF BKE BUF KE OLE}; do
+    for tool in memcheck racecheck synccheck initcheck; do
+      log="$out/sanitizer_${algo}_${tool}.log"
+      extra=""; [ "$tool" = memcheck ] && extra="--leak-check full"
+      CUDACCA_TEST_ALGORITHMS=$algo timeout 300 "$cs" --tool "$tool" $extra --error-exitcode 9 \
+        "$bin/opencv_test_cudacca" --gtest_filter='CUDACCA_Sanitizer.*' >"$log" 2>&1
+      rc=$?
+      [ $rc -eq 0 ] || status=1
+      tests=$(grep -oE '\[  PASSED  \] [0-9]+ test' "$log" | grep -oE '[0-9]+' || echo 0)
+      summ=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1 | sed 's/^========= //')
+      printf '%-4s %-9s rc=%d passed=%s  %s\n' "$algo" "$tool" "$rc" "${tests:-0}" "${summ:-no summary}" | tee -a "$out/sanitizer_summary.txt"
+    done
+  done
+fi
+
+if want large; then
+  echo "== large images"
+  CUDACCA_LARGE_TESTS=1 "$bin/opencv_test_cudacca" --gtest_filter='CUDACCA_Large.*' \
+    --gtest_output=xml:"$out/large.xml" >"$out/large.log" 2>&1 || status=1
+  grep -E 'Gpixel|FAILED|OK \]' "$out/large.log" | head -12
+fi
 
 echo
 echo "================ SUMMARY (commit $commit, $(date -u +%F), ${gpu:-no GPU}) ================"
@@ -58,15 +113,30 @@ def counts(name, log):
     m = re.search(r"SKIPSTAT \] (\d+) tests? skipped", open(os.path.join(out, log)).read())
     sk = int(m.group(1)) if m else 0
     return f"{t} tests, {t - f - sk} passed, {f} failed, {sk} skipped"
-print("accuracy:", counts("accuracy.xml", "accuracy.log"))
-py = open(os.path.join(out, "python.log")).read() if os.path.exists(os.path.join(out, "python.log")) else ""
-m = re.search(r"Ran (\d+) tests?.*?\n\n(OK.*|FAILED.*)", py, re.S)
-print("python:  ", (m.group(1) + " tests, " + m.group(2).strip()) if m else "no result")
+for part, xml, log in (("accuracy", "accuracy.xml", "accuracy.log"), ("fuzz", "fuzz.xml", "fuzz.log"),
+                       ("large", "large.xml", "large.log")):
+    if os.path.exists(os.path.join(out, xml)):
+        print(f"{part + ':':9}", counts(xml, log))
+for name in ("accuracy.log", "fuzz.log", "large.log"):
+    p = os.path.join(out, name)
+    if os.path.exists(p):
+        for l in open(p).read().splitlines():
+            if l.startswith(("[ FUZZ ", "[ MEMORY ")) or "Gpixel)" in l:
+                print("  ", l.strip())
+p = os.path.join(out, "sanitizer_summary.txt")
+if os.path.exists(p):
+    print("sanitizer:")
+    for l in open(p).read().splitlines(): print("  ", l)
+if os.path.exists(os.path.join(out, "python.log")):
+    py = open(os.path.join(out, "python.log")).read()
+    m = re.search(r"Ran (\d+) tests?.*?\n\n(OK.*|FAILED.*)", py, re.S)
+    print("python:  ", (m.group(1) + " tests, " + m.group(2).strip()) if m else "no result")
 for name in ("sample.log", "sample_py.log"):
     p = os.path.join(out, name)
     if os.path.exists(p):
         s = open(p).read(); print(f"{name:9}", "MATCH" if "MATCH" in s and "MISMATCH" not in s else "NO MATCH / error")
-print("perf:    ", counts("perf.xml", "perf.log"))
+if os.path.exists(os.path.join(out, "perf.xml")):
+    print("perf:    ", counts("perf.xml", "perf.log"))
 p = os.path.join(out, "perf_throughput.txt")
 if os.path.exists(p):
     lines = open(p).read().splitlines()

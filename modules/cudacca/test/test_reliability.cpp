@@ -361,6 +361,46 @@ TEST(CUDACCA_Memory, PeakTemporaryBytesPerPixel)
 }
 
 // ---------------------------------------------------------------------------------------------------
+// The representative subset that scripts/gpu_verify.sh runs under compute-sanitizer (memcheck,
+// racecheck, synccheck, initcheck), one algorithm at a time (CUDACCA_TEST_ALGORITHMS): few, small
+// calls that still reach every code path (tile borders, partial tiles, ROIs, both label types, host
+// and GpuMat outputs, stats omitted).
+// ---------------------------------------------------------------------------------------------------
+
+TEST(CUDACCA_Sanitizer, RepresentativeSubset)
+{
+    skipIfNoCudaDevice();
+    std::mt19937 rng(testSeed());
+    std::vector<std::pair<std::string, cv::Mat>> imgs;
+    imgs.emplace_back("random 300x200 d=0.6", randomBlockImage(cv::Size(300, 200), 0.6, 1, rng));
+    imgs.emplace_back("random 129x67 d=0.45", randomBlockImage(cv::Size(129, 67), 0.45, 1, rng));
+    imgs.emplace_back("spiral 97x61", spiral(cv::Size(97, 61)));
+    imgs.emplace_back("full 65x33", cv::Mat(33, 65, CV_8UC1, cv::Scalar(1)));
+    imgs.emplace_back("checkerboard 64x64", checkerboard(cv::Size(64, 64)));
+    imgs.emplace_back("1x1", cv::Mat(1, 1, CV_8UC1, cv::Scalar(1)));
+    imgs.emplace_back("1x77", randomBlockImage(cv::Size(77, 1), 0.5, 1, rng));
+    for (int a : testedAlgorithms())
+        for (int conn : supportedConnectivities(a))
+            for (int ltype : testedLabelTypes())
+            {
+                const CCAParams p{ a, conn, ltype };
+                for (size_t i = 0; i < imgs.size(); ++i)
+                {
+                    RunSpec spec;
+                    if (i % 3 == 1) { spec.input = IN_HOST; spec.labels = OUT_HOST; spec.stats = OUT_HOST_EMPTY; }
+                    if (i % 4 == 2) { spec.stats = OUT_NONE; spec.centroids = OUT_NONE; }
+                    EXPECT_TRUE(checkImage(imgs[i].second, p, imgs[i].first, spec));
+                }
+                // an ROI input
+                const cv::Mat& img = imgs[0].second;
+                cv::cuda::GpuMat big(img.rows + 3, img.cols + 5, CV_8UC1, cv::Scalar(255));
+                cv::cuda::GpuMat roi = big(cv::Rect(3, 1, img.cols, img.rows));
+                roi.upload(img);
+                EXPECT_TRUE(checkImage(img, p, "ROI input", RunSpec(), cv::cuda::Stream::Null(), &roi));
+            }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Large images
 // ---------------------------------------------------------------------------------------------------
 
