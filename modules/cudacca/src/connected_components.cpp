@@ -172,11 +172,13 @@ cudaMemPool_t temporaryPool(int device)
     return pool;
 }
 
-/** A pitched rows x cols matrix of `type` in a StreamBuffer, rows aligned to 128 bytes. */
+/** A rows x cols matrix of `type` in a StreamBuffer. Image-wide rows are aligned to 128 bytes; narrow
+rows (stats: 20 bytes, centroids: 16) are packed, since padding them would multiply their memory and
+the bytes their download moves. */
 GpuMat allocateMat(StreamBuffer& buffer, int rows, int cols, int type, cudaStream_t stream)
 {
-    const size_t elem = CV_ELEM_SIZE(type);
-    const size_t step = (cols * elem + 127) / 128 * 128;
+    const size_t rowBytes = static_cast<size_t>(cols) * CV_ELEM_SIZE(type);
+    const size_t step = rowBytes >= 512 ? (rowBytes + 127) / 128 * 128 : rowBytes;
     return GpuMat(rows, cols, type, buffer.allocate(step * rows, stream), step);
 }
 
