@@ -342,7 +342,8 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
             }
             else if (labelsMode == 2)
                 lHost = poisonedLabels(img.size(), ltype);
-            if (statsMode == 0) { sGpu = ws.statsView(r.n); sGpu.setTo(cv::Scalar(kPoisonStat), stream); }
+            // (uploads, not setTo: an N x 5 setTo launches N / 8 blocks in y, past CUDA's limit of 65535)
+            if (statsMode == 0) { sGpu = ws.statsView(r.n); sGpu.upload(poisonedStats(r.n), stream); }
             else if (statsMode == 1) sHost = poisonedStats(r.n);
             if (centroidsMode == 0) { cGpu = ws.centroidsView(r.n); cGpu.upload(poisonedCentroids(r.n), stream); }
             else if (centroidsMode == 1) cHost = poisonedCentroids(r.n);
