@@ -77,7 +77,7 @@ if want sanitizer; then
   echo "== compute-sanitizer"
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   : > "$out/sanitizer_summary.txt"
-  for algo in ${CUDACCA_SANITIZE_ALGOS:-UF BKE BUF KE OLE}; do
+  for algo in ${CUDACCA_SANITIZE_ALGOS:-UF BKE BUF KE OLE HA FLSL FLSL_CD FLSL_OTF}; do
     for tool in memcheck racecheck synccheck initcheck; do
       log="$out/sanitizer_${algo}_${tool}.log"
       extra=""; [ "$tool" = memcheck ] && extra="--leak-check full"

@@ -27,7 +27,8 @@ namespace opencv_test { namespace {
 // Parameters, each defined in one place.
 
 //! The algorithms measured: add a new cv::cuda::CCAAlgorithmTypes value here.
-CV_ENUM(CCAAlgo, CCA_UF, CCA_BKE, CCA_BUF, CCA_KE, CCA_OLE, CCA_DEFAULT)
+CV_ENUM(CCAAlgo, CCA_UF, CCA_BKE, CCA_BUF, CCA_KE, CCA_OLE, CCA_HA, CCA_FLSL, CCA_FLSL_CD, CCA_FLSL_OTF,
+        CCA_DEFAULT)
 
 //! The algorithms that do only 8-connectivity (the library refuses them with 4): left out of Conn4.
 static bool eightConnectivityOnly(int algo) { return algo == cv::cuda::CCA_BKE || algo == cv::cuda::CCA_BUF; }

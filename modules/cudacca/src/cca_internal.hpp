@@ -74,6 +74,9 @@ private:
 };
 
 // ---- labeling algorithms: each builds the LabelForest (one file each) -------------------------------
+// Most algorithms are a function (below) that builds the forest; the shared analysis then does the rest.
+// An algorithm that brings its own analysis strategy (the FLSL family of Lemaitre et al. 2021) is a
+// LabelingAlgorithm object instead (further below).
 
 //! Oliveira and Lotufo's union-find with tile merging (cuda/uf_labeling.cu). connectivity 4 or 8.
 void labelUnionFind(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream);
@@ -86,6 +89,13 @@ void labelKomuraEquivalence(const BinaryImage& image, const LabelForest& forest,
                             cudaStream_t stream);
 //! Kalentev et al.'s label equivalence, iterated until no change; waits on `stream` (cuda/ole_labeling.cu). 4 or 8.
 void labelKalentev(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream);
+
+//! Kalentev et al.'s Row-Col Unify: directional propagation along rows and columns with shared-memory
+//! reduction, iterated until no change; waits on `stream` (cuda/rcu_labeling.cu). 4 or 8, any size.
+void labelRowColUnify(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream);
+//! Hennequin et al.'s HA4/HA8: run-based strip labeling with warp ballots, border merging, final labeling
+//! (cuda/ha_labeling.cu). 4 (HA4) or 8 (HA8).
+void labelHennequin(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream);
 
 // ---- shared analysis (cuda/analysis.cu) --------------------------------------------------------------
 
@@ -123,6 +133,47 @@ double) from the accumulators; either output may be null. `emptyCentroid` is wha
 label without pixels (its quiet NaN), passed in so the bits match the host's. */
 void finalizeStatistics(const StatsAccumulators& stats, int* statsOut, size_t statsStep, double* centroidsOut,
                         size_t centroidsStep, double emptyCentroid, cudaStream_t stream);
+
+// ---- algorithms with their own analysis strategy ------------------------------------------------------
+
+/** The final label image on the device (what relabelAndAccumulate wrote): int32, or uint16 when is16u. */
+struct LabelImage
+{
+    const void* data;
+    size_t step; //!< row stride in bytes
+    bool is16u;
+    int rows;
+    int cols;
+};
+
+/** A labeling algorithm as an object, made for one call: it may keep temporary device memory (StreamBuffer)
+between its steps. The pipeline calls label() (build the LabelForest; `wantStats` says whether statistics
+will be asked for), then compressAndRank, then relabelAndAccumulate. If ownsStatistics(), the relabeling
+writes labels only and accumulateStatistics() fills the accumulators (initialized, every label zero)
+from the final labels and whatever the algorithm kept; otherwise the shared analysis accumulates them
+while relabeling and accumulateStatistics() is not called. Every algorithm of the function kind above is
+wrapped into one of these by the dispatch (connected_components.cpp). */
+class LabelingAlgorithm
+{
+public:
+    virtual ~LabelingAlgorithm() {}
+    virtual void label(const BinaryImage& image, const LabelForest& forest, int connectivity, bool wantStats,
+                       cudaStream_t stream) = 0;
+    virtual bool ownsStatistics() const { return false; }
+    virtual void accumulateStatistics(const BinaryImage& /*image*/, const LabelImage& /*labels*/,
+                                      const StatsAccumulators& /*stats*/, cudaStream_t /*stream*/) {}
+};
+
+/** How the FLSL family merges the features of a run into its component (Lemaitre et al. 2021). */
+enum class RunFeatureMerge
+{
+    Atomic,             //!< FLSL (section 3.1): one set of atomics per full run, after labeling
+    ConflictDetection,  //!< FLSL+CD (section 3.3): runs of one component in a warp reduced to a leader first
+    OnTheFly,           //!< FLSL+OTF (section 3.2): features gathered while the components are merged
+};
+
+//! Full-Line Segment Labeling (cuda/flsl_labeling.cu), 4 or 8, with the given feature merge.
+LabelingAlgorithm* createFullRunLabeling(RunFeatureMerge merge);
 
 }}} // namespace cv::cuda::cudacca
 

@@ -10,6 +10,7 @@
 #include <climits>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 
 namespace cv { namespace cuda {
@@ -21,7 +22,28 @@ using namespace cudacca;
 // ---- the algorithms ---------------------------------------------------------------------------------
 
 typedef void (*LabelingFn)(const BinaryImage&, const LabelForest&, int connectivity, cudaStream_t);
+typedef LabelingAlgorithm* (*LabelingFactory)();
 
+/** An algorithm that only builds the forest: the shared analysis does the statistics. */
+class ForestLabeling : public LabelingAlgorithm
+{
+public:
+    explicit ForestLabeling(LabelingFn fn) : fn_(fn) {}
+    void label(const BinaryImage& image, const LabelForest& forest, int connectivity, bool /*wantStats*/,
+               cudaStream_t stream) CV_OVERRIDE
+    {
+        fn_(image, forest, connectivity, stream);
+    }
+
+private:
+    LabelingFn fn_;
+};
+
+LabelingAlgorithm* createFlsl() { return createFullRunLabeling(RunFeatureMerge::Atomic); }
+LabelingAlgorithm* createFlslCd() { return createFullRunLabeling(RunFeatureMerge::ConflictDetection); }
+LabelingAlgorithm* createFlslOtf() { return createFullRunLabeling(RunFeatureMerge::OnTheFly); }
+
+/** One row of the algorithm table: a forest-building function, or a factory of an algorithm object. */
 struct AlgorithmInfo
 {
     int id;
@@ -29,15 +51,22 @@ struct AlgorithmInfo
     bool supports4;
     bool supports8;
     LabelingFn label;
+    LabelingFactory create;
+
+    LabelingAlgorithm* instantiate() const { return create ? create() : new ForestLabeling(label); }
 };
 
 // One line per algorithm. CCA_DEFAULT resolves through defaultAlgorithm().
 const AlgorithmInfo kAlgorithms[] = {
-    { CCA_UF, "CCA_UF", true, true, labelUnionFind },
-    { CCA_BKE, "CCA_BKE", false, true, labelBlockKomura },
-    { CCA_BUF, "CCA_BUF", false, true, labelBlockUnionFind },
-    { CCA_KE, "CCA_KE", true, true, labelKomuraEquivalence },
-    { CCA_OLE, "CCA_OLE", true, true, labelKalentev },
+    { CCA_UF, "CCA_UF", true, true, labelUnionFind, nullptr },
+    { CCA_BKE, "CCA_BKE", false, true, labelBlockKomura, nullptr },
+    { CCA_BUF, "CCA_BUF", false, true, labelBlockUnionFind, nullptr },
+    { CCA_KE, "CCA_KE", true, true, labelKomuraEquivalence, nullptr },
+    { CCA_OLE, "CCA_OLE", true, true, labelKalentev, nullptr },
+    { CCA_HA, "CCA_HA", true, true, labelHennequin, nullptr },
+    { CCA_FLSL, "CCA_FLSL", true, true, nullptr, createFlsl },
+    { CCA_FLSL_CD, "CCA_FLSL_CD", true, true, nullptr, createFlslCd },
+    { CCA_FLSL_OTF, "CCA_FLSL_OTF", true, true, nullptr, createFlslOtf },
 };
 
 int defaultAlgorithm(int /*connectivity*/) { return CCA_UF; }
@@ -321,7 +350,8 @@ int connectedComponentsWithStats(InputArray _image, OutputArray _labels, OutputA
     const LabelForest forest = forestOf(forestMat);
 
     // 3. Labeling, then flattening and raster-order ranking.
-    algo.label(bin, forest, connectivity, s);
+    const std::unique_ptr<LabelingAlgorithm> labeling(algo.instantiate());
+    labeling->label(bin, forest, connectivity, wantStats, s);
 
     StreamBuffer rankBuffer;
     const size_t rankBytes = rankScratchBytes(size.height, size.width);
@@ -359,8 +389,19 @@ int connectedComponentsWithStats(InputArray _image, OutputArray _labels, OutputA
     StatsAccumulators acc;
     if (wantStats)
         acc = initStatsAccumulators(accBuffer.allocate(statsAccumulatorBytes(labelCount), s), labelCount, s);
+    const bool ownStats = wantStats && labeling->ownsStatistics();
     relabelAndAccumulate(forest, rankScratch, labelsOut.data, labelsOut.step, ltype == CV_16U,
-                         wantStats ? &acc : nullptr, s);
+                         wantStats && !ownStats ? &acc : nullptr, s);
+    if (ownStats)
+    {
+        LabelImage final;
+        final.data = labelsOut.data;
+        final.step = labelsOut.step;
+        final.is16u = ltype == CV_16U;
+        final.rows = size.height;
+        final.cols = size.width;
+        labeling->accumulateStatistics(bin, final, acc, s);
+    }
 
     // 6. CPU-layout statistics and centroids.
     StreamBuffer statsBuffer, centroidsBuffer;

@@ -488,7 +488,9 @@ TEST(CUDACCA_Fuzz, DifferentialAgainstCpu)
         ADD_FAILURE() << m;
     EXPECT_EQ(0, (long long)st.mismatches);
     if (seconds <= 0)
+    {
         EXPECT_EQ(images, (long long)st.images + (long long)failures.size()) << "not every image ran";
+    }
 }
 
 TEST(CUDACCA_Fuzz, RegressionSeeds)

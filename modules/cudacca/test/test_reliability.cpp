@@ -359,8 +359,10 @@ TEST(CUDACCA_Memory, PeakTemporaryBytesPerPixel)
                 std::cout << cv::format("[ MEMORY   ] %-4s %d-conn %s %-8s outputs: peak temporary %.3f bytes/pixel (%.1f MiB at 4096x4096)",
                                         algorithmName(cfg.first).c_str(), cfg.second, ltypeName(ltype).c_str(),
                                         hostOutputs ? "host Mat" : "GpuMat", perPixel, peak / 1048576.0) << std::endl;
-                // int32 forest (4) + device copy of CV_16U labels (2) + per-label scratch: under 8.
-                EXPECT_LT(perPixel, 8.0) << algorithmName(cfg.first) << " " << ltypeName(ltype);
+                // int32 forest (4) + device copy of CV_16U labels (2) + per-label scratch: under 8;
+                // FLSL_OTF adds its per-run feature table (32 bytes per run, at most 16 per pixel).
+                const double bound = cfg.first == cv::cuda::CCA_FLSL_OTF ? 24.0 : 8.0;
+                EXPECT_LT(perPixel, bound) << algorithmName(cfg.first) << " " << ltypeName(ltype);
             }
 }
 

@@ -67,6 +67,10 @@ class CudaccaBindingTest(unittest.TestCase):
         self.assertEqual(cv2.cuda.CCA_BUF, 3)
         self.assertEqual(cv2.cuda.CCA_KE, 4)
         self.assertEqual(cv2.cuda.CCA_OLE, 5)
+        self.assertEqual(cv2.cuda.CCA_HA, 7)
+        self.assertEqual(cv2.cuda.CCA_FLSL, 8)
+        self.assertEqual(cv2.cuda.CCA_FLSL_CD, 9)
+        self.assertEqual(cv2.cuda.CCA_FLSL_OTF, 10)
         self.assertTrue(hasattr(cv2, "cuda_GpuMat"))
         self.assertTrue(hasattr(cv2.cuda, "Stream") or hasattr(cv2, "cuda_Stream"))
         doc = cv2.cuda.connectedComponentsWithStats.__doc__ or ""
