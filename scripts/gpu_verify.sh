@@ -5,7 +5,8 @@
 #   python     the Python binding tests
 #   samples    the C++ and Python samples with --check
 #   perf       a short perf run (CUDACCA_PERF_ARGS)
-#   fuzz       differential fuzzing: CUDACCA_FUZZ_IMAGES (100000) images, stops after CUDACCA_FUZZ_SECONDS (540)
+#   fuzz       differential fuzzing: CUDACCA_FUZZ_IMAGES (100000) images, stops after CUDACCA_FUZZ_SECONDS (540);
+#              CUDACCA_FUZZ_ALGOS_PER_IMAGE=k runs k random algorithms per image (0: all)
 #   sanitizer  compute-sanitizer memcheck, racecheck, synccheck, initcheck on the representative subset,
 #              per algorithm (CUDACCA_SANITIZE_ALGOS)
 #   large      16384^2, 32768^2 and 46340^2 images against the CPU (CUDACCA_LARGE_TESTS=1)
@@ -68,6 +69,7 @@ fi
 if want fuzz; then
   echo "== fuzz"
   CUDACCA_FUZZ_IMAGES=${CUDACCA_FUZZ_IMAGES:-100000} CUDACCA_FUZZ_SECONDS=${CUDACCA_FUZZ_SECONDS:-540} \
+    CUDACCA_FUZZ_ALGOS_PER_IMAGE=${CUDACCA_FUZZ_ALGOS_PER_IMAGE:-0} \
     "$bin/opencv_test_cudacca" --gtest_filter='CUDACCA_Fuzz.DifferentialAgainstCpu' \
     --gtest_output=xml:"$out/fuzz.xml" >"$out/fuzz.log" 2>&1 || status=1
   grep -E '^\[ (FUZZ|fuzz) |seed 0x|FAILED' "$out/fuzz.log" | head -12
@@ -77,19 +79,23 @@ if want sanitizer; then
   echo "== compute-sanitizer"
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   : > "$out/sanitizer_summary.txt"
-  for algo in ${CUDACCA_SANITIZE_ALGOS:-UF BKE BUF KE OLE HA FLSL FLSL_CD FLSL_OTF}; do
-    for tool in memcheck racecheck synccheck initcheck; do
-      log="$out/sanitizer_${algo}_${tool}.log"
-      extra=""; [ "$tool" = memcheck ] && extra="--leak-check full"
-      CUDACCA_TEST_ALGORITHMS=$algo timeout 300 "$cs" --tool "$tool" $extra --error-exitcode 9 \
-        "$bin/opencv_test_cudacca" --gtest_filter='CUDACCA_Sanitizer.*' >"$log" 2>&1
-      rc=$?
-      [ $rc -eq 0 ] || status=1
-      tests=$(grep -oE '\[  PASSED  \] [0-9]+ test' "$log" | grep -oE '[0-9]+' || echo 0)
-      summ=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1 | sed 's/^========= //')
-      printf '%-4s %-9s rc=%d passed=%s  %s\n' "$algo" "$tool" "$rc" "${tests:-0}" "${summ:-no summary}" | tee -a "$out/sanitizer_summary.txt"
-    done
-  done
+  # One job per algorithm x tool, CUDACCA_SANITIZE_JOBS (8) at a time: each is a separate process on the
+  # same GPU, and serially the 44 jobs would take far longer than one device command may run.
+  sanitize_one() {  # algo tool
+    local algo=$1 tool=$2 log="$out/sanitizer_$1_$2.log" extra="" rc tests summ
+    [ "$tool" = memcheck ] && extra="--leak-check full"
+    CUDACCA_TEST_ALGORITHMS=$algo timeout 400 "$cs" --tool "$tool" $extra --error-exitcode 9 \
+      "$bin/opencv_test_cudacca" --gtest_filter='CUDACCA_Sanitizer.*' >"$log" 2>&1
+    rc=$?
+    tests=$(grep -oE '\[  PASSED  \] [0-9]+ test' "$log" | grep -oE '[0-9]+' || echo 0)
+    summ=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1 | sed 's/^========= //')
+    printf '%-8s %-9s rc=%d passed=%s  %s\n' "$algo" "$tool" "$rc" "${tests:-0}" "${summ:-no summary}"
+  }
+  export -f sanitize_one; export cs bin out
+  for algo in ${CUDACCA_SANITIZE_ALGOS:-UF BKE BUF KE OLE RCU HA FLSL FLSL_CD FLSL_OTF}; do
+    for tool in memcheck racecheck synccheck initcheck; do echo "$algo $tool"; done
+  done | xargs -P "${CUDACCA_SANITIZE_JOBS:-8}" -L 1 bash -c 'sanitize_one "$0" "$1"' | sort | tee "$out/sanitizer_summary.txt"
+  grep -q ' rc=[^0]' "$out/sanitizer_summary.txt" && status=1
 fi
 
 if want large; then

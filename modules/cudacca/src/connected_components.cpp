@@ -63,6 +63,7 @@ const AlgorithmInfo kAlgorithms[] = {
     { CCA_BUF, "CCA_BUF", false, true, labelBlockUnionFind, nullptr },
     { CCA_KE, "CCA_KE", true, true, labelKomuraEquivalence, nullptr },
     { CCA_OLE, "CCA_OLE", true, true, labelKalentev, nullptr },
+    { CCA_RCU, "CCA_RCU", true, true, labelRowColUnify, nullptr },
     { CCA_HA, "CCA_HA", true, true, labelHennequin, nullptr },
     { CCA_FLSL, "CCA_FLSL", true, true, nullptr, createFlsl },
     { CCA_FLSL_CD, "CCA_FLSL_CD", true, true, nullptr, createFlslCd },
@@ -247,13 +248,22 @@ GpuMat deviceOutput(OutputArray out, int rows, int cols, int type, StreamBuffer&
     return allocateMat(buffer, rows, cols, type, stream);
 }
 
+/** Queues the download of `d` into the host output `out`. Both continuous (our stats and centroids are
+packed, and a fresh Mat is): one 1D copy. GpuMat::download issues a 2D copy, which for stats with millions
+of 20-byte rows ran at 0.3 GB/s on the H100 (300 ms for 2.7 M labels); the 1D copy runs at the link's
+speed. */
 void downloadIfHost(OutputArray out, const GpuMat& d, Stream& stream, bool& waitNeeded)
 {
     if (!out.needed() || out.kind() == _InputArray::CUDA_GPU_MAT)
         return;
     out.create(d.size(), d.type());
     Mat h = out.getMat();
-    d.download(h, stream);
+    if (h.isContinuous() && d.isContinuous())
+        checkCuda(cudaMemcpyAsync(h.data, d.data, h.total() * h.elemSize(), cudaMemcpyDeviceToHost,
+                                  StreamAccessor::getStream(stream)),
+                  "cudaMemcpyAsync (download of an output)");
+    else
+        d.download(h, stream);
     waitNeeded = true;
 }
 

@@ -12,11 +12,14 @@
 //   CUDACCA_TEST_SEED=<n>        base seed of the run (image seeds derive from it); printed
 //   CUDACCA_FUZZ_IMAGES=<n>      images in DifferentialAgainstCpu (default 300; the GPU run uses 100000+)
 //   CUDACCA_FUZZ_SECONDS=<s>     stop after s seconds (0: no limit); the count reached is printed
+//   CUDACCA_FUZZ_ALGOS_PER_IMAGE=<k>  each image runs k algorithms drawn at random (0: all; default)
 //   CUDACCA_FUZZ_THREADS=<n>     host threads (default: hardware threads, at most 16)
 //   CUDACCA_FUZZ_REPLAY=<seed>   run just that image seed, verbosely (RegressionSeeds test)
 // A seed that ever failed goes into kRegressionSeeds below, so that it runs in every accuracy run.
 
 #include "test_precomp.hpp"
+
+#include <algorithm>
 #include "test_utils.hpp"
 
 #include <atomic>
@@ -218,7 +221,22 @@ static FuzzImage generateImage(std::mt19937_64& rng)
 struct FuzzStats
 {
     std::atomic<long long> images{ 0 }, calls{ 0 }, mismatches{ 0 }, pixels{ 0 }, overflowCalls{ 0 };
+    std::atomic<long long> callsPerAlgorithm[16] = {};  //!< indexed by the algorithm's value
 };
+
+/** The algorithms one image runs: all of them, or (CUDACCA_FUZZ_ALGOS_PER_IMAGE = k > 0) k of them drawn
+from the image's own generator, so that a run of a fixed length covers more images while every algorithm
+still meets about k / (number of algorithms) of them; the [ FUZZ ] line prints the calls per algorithm. */
+static std::vector<int> algorithmsForImage(std::mt19937_64& rng, int perImage)
+{
+    std::vector<int> all = fuzzedAlgorithms();
+    if (perImage <= 0 || perImage >= (int)all.size())
+        return all;
+    std::shuffle(all.begin(), all.end(), rng);
+    all.resize(perImage);
+    std::sort(all.begin(), all.end());
+    return all;
+}
 
 /** Device buffers of one fuzzing thread, allocated once: every GpuMat the fuzzer passes is a header
 into them. (cudaMalloc/cudaFree per call would synchronize the whole device and serialize the threads.)
@@ -301,7 +319,7 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
     }
 
     CCResult ref[2];
-    for (int algorithm : fuzzedAlgorithms())
+    for (int algorithm : algorithmsForImage(rng, (int)envInt("CUDACCA_FUZZ_ALGOS_PER_IMAGE", 0)))
         for (int connectivity : supportedConnectivities(algorithm))
         {
             CCResult& r = ref[connectivity == 8];
@@ -373,6 +391,7 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
                 }
             }
             ++st.calls;
+            ++st.callsPerAlgorithm[algorithm & 15];
             if (ovf)
             {
                 ++st.overflowCalls;
@@ -484,6 +503,10 @@ TEST(CUDACCA_Fuzz, DifferentialAgainstCpu)
     std::cout << cv::format("[ FUZZ     ] images=%lld calls=%lld mismatches=%lld overflow16U=%lld pixels=%.3g seconds=%.1f base_seed=%llu",
                             (long long)st.images, (long long)st.calls, (long long)st.mismatches, (long long)st.overflowCalls,
                             (double)st.pixels, secs, (unsigned long long)base) << std::endl;
+    std::cout << "[ FUZZ     ] calls per algorithm:";
+    for (int a : fuzzedAlgorithms())
+        std::cout << " " << algorithmName(a) << "=" << (long long)st.callsPerAlgorithm[a & 15];
+    std::cout << std::endl;
     for (const std::string& m : failures)
         ADD_FAILURE() << m;
     EXPECT_EQ(0, (long long)st.mismatches);

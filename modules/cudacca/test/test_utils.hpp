@@ -33,7 +33,7 @@ inline std::string algorithmName(int algorithm);
 inline std::vector<int> allAlgorithms()
 {
     return { cv::cuda::CCA_UF, cv::cuda::CCA_BKE, cv::cuda::CCA_BUF, cv::cuda::CCA_KE, cv::cuda::CCA_OLE,
-             cv::cuda::CCA_HA, cv::cuda::CCA_FLSL, cv::cuda::CCA_FLSL_CD, cv::cuda::CCA_FLSL_OTF,
+             cv::cuda::CCA_RCU, cv::cuda::CCA_HA, cv::cuda::CCA_FLSL, cv::cuda::CCA_FLSL_CD, cv::cuda::CCA_FLSL_OTF,
              cv::cuda::CCA_DEFAULT };
 }
 
@@ -62,6 +62,7 @@ inline std::vector<int> supportedConnectivities(int algorithm)
     case cv::cuda::CCA_BUF:     return { 8 };
     case cv::cuda::CCA_KE:      return { 4, 8 };
     case cv::cuda::CCA_OLE:     return { 4, 8 };
+    case cv::cuda::CCA_RCU:     return { 4, 8 };
     case cv::cuda::CCA_HA:      return { 4, 8 };
     case cv::cuda::CCA_DEFAULT: return { 4, 8 };
     default:                    return { 4, 8 };
@@ -83,6 +84,7 @@ inline std::string algorithmName(int algorithm)
     case cv::cuda::CCA_BUF:     return "BUF";
     case cv::cuda::CCA_KE:      return "KE";
     case cv::cuda::CCA_OLE:     return "OLE";
+    case cv::cuda::CCA_RCU:     return "RCU";
     case cv::cuda::CCA_HA:      return "HA";
     case cv::cuda::CCA_FLSL:    return "FLSL";
     case cv::cuda::CCA_FLSL_CD: return "FLSL_CD";

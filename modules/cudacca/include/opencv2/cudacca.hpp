@@ -37,6 +37,7 @@ cv::cuda::ConnectedComponentsAlgorithmsTypes (CCL_DEFAULT, CCL_BKE).
 | CCA_BUF | direct union-find on 2x2 blocks: initialization, unions of connected neighbour blocks, compression, final labeling | 8 | Allegretti, Bolelli and Grana 2019 (BUF), as described in Bolelli et al. 2024, section III-B-8 |
 | CCA_KE | direct: each pixel linked to its first foreground neighbour, compression, the few remaining unions | 4, 8 | Komura 2015 (8-connectivity: Allegretti et al. 2018), as described in Bolelli et al. 2024, section III-B-3 |
 | CCA_OLE | iterative label equivalence without atomics: scanning and analysis until nothing changes (waits for the stream between batches of rounds) | 4, 8 | Kalentev et al. 2011, section 2.2 (OLE in Bolelli et al. 2024, section III-A-4) |
+| CCA_RCU | iterative directional propagation: each round unifies the labels along every row, every column and, for 8-connectivity, both diagonals with a shared-memory reduction cascade, until nothing changes (waits for the stream between batches of rounds; rounds grow with the image side on dense random images: slow, as the paper found) | 4, 8 | Kalentev et al. 2011, section 2.1 (Row-Col Unify), generalized to any size and to 8-connectivity |
 | CCA_HA | direct, run-based: strip labeling with warp ballots (runs carried along 32-pixel pieces), border merging between strips, final labeling; HA4 for 4-connectivity, HA8 for 8 | 4, 8 | Hennequin et al. 2018, as described in Bolelli et al. 2024, section III-B-6, and Lemaitre et al. 2021, section 2 |
 | CCA_FLSL | direct, full runs: each row's runs found by a warp (ballot, compress-store), one thread per run unites it with the touching runs of the neighbour rows; statistics accumulated once per full run after labeling | 4, 8 | Lemaitre et al. 2021, section 3.1 and Algorithm 1 |
 | CCA_FLSL_CD | CCA_FLSL whose statistics updates first meet, per warp, the other runs of the same component (__match_any_sync) and are reduced to one leader: fewer conflicting atomics past the percolation threshold | 4, 8 | Lemaitre et al. 2021, section 3.3 and Algorithm 3 |
@@ -50,6 +51,7 @@ enum CCAAlgorithmTypes
     CCA_BUF     = 3, //!< Block-based union-find on 2x2 blocks (Allegretti et al.). 8-connectivity only.
     CCA_KE      = 4, //!< Komura equivalence: direct, neighbour-linked initialization (Komura; Allegretti et al.).
     CCA_OLE     = 5, //!< Kalentev et al.'s label equivalence: iterative, no atomics.
+    CCA_RCU     = 6, //!< Kalentev et al.'s Row-Col Unify: iterative directional propagation (slow on dense images).
     CCA_HA      = 7, //!< Hennequin et al.'s run-based HA4 (4-connectivity) / HA8 (8-connectivity).
     CCA_FLSL    = 8, //!< Lemaitre et al.'s full-line segment labeling; statistics per full run.
     CCA_FLSL_CD = 9, //!< CCA_FLSL with conflict detection in the statistics (warp-level reduction per component).

@@ -24,6 +24,7 @@
 
 #include "../cca_internal.hpp"
 #include "cuda_check.hpp"
+#include "iterative_labeling.hpp"
 #include "labeling_common.cuh"
 #include "union_find.cuh"
 
@@ -176,39 +177,21 @@ void runKalentev(const BinaryImage& img, const LabelForest& forest, cudaStream_t
     initKernel<<<blocksFor(pixels, kThreads), kThreads, 0, stream>>>(img, forest);
     checkLaunch("OLE initialization");
 
-    // The loop of the paper: Scanning, Analysis, until the flag stays 0. Reading the flag costs a
-    // device-to-host copy and a wait for the stream, during which the GPU idles, so the rounds are
-    // queued in batches: flags[r] is round r's "changed" flag, and a round whose predecessor changed
-    // nothing exits at once. The host reads the batch's last flag: 0 means some Scanning of the batch
-    // changed nothing (converged; the later rounds did nothing), 1 that more rounds are needed. The
-    // paper's images converge in 3 to 8 rounds (its Table 2), i.e. after one or two checks; batches of
-    // 4, 8, then 16 rounds keep the waits few for images that need many rounds (long spirals), while a
-    // round queued past convergence costs only two launches of a one-wave grid that exits at once.
-    // There is no cap on the rounds: the loop ends only when a Scanning changed nothing, which always
-    // comes (every round that changes something links at least one root, see scanKernel).
-    // The flags come from cudacca's stream-ordered pool (StreamBuffer, cca_internal.hpp): no device-wide
-    // synchronization, nothing shared between calls; freed on the stream when this function returns/throws.
-    StreamBuffer flagBuffer;
-    int* const flags = static_cast<int*>(flagBuffer.allocate(kMaxRoundsPerCheck * sizeof(int), stream));
+    // The loop of the paper: Scanning, Analysis, until a Scanning changes nothing (iterative_labeling.hpp
+    // queues the rounds in batches between host checks). The paper's images converge in 3 to 8 rounds (its
+    // Table 2), i.e. after one or two checks; batches of 4, 8, then 16 rounds keep the waits few for images
+    // that need many rounds (long spirals), while a round queued past convergence costs only two launches
+    // of a one-wave grid that exits at once. The loop always ends: every round that changes something links
+    // at least one root (see scanKernel).
     const unsigned blocks = residentBlocks(pixels);
-    for (int rounds = kFirstRoundsPerCheck;; rounds = rounds * 2 < kMaxRoundsPerCheck ? rounds * 2 : kMaxRoundsPerCheck)
-    {
-        checkCuda(cudaMemsetAsync(flags, 0, rounds * sizeof(int), stream), "cudaMemsetAsync (OLE flags)");
-        for (int r = 0; r < rounds; ++r)
-        {
-            scanKernel<kConnectivity>
-                <<<blocks, kThreads, 0, stream>>>(forest, r == 0 ? nullptr : flags + r - 1, flags + r);
+    iterateUntilUnchanged(
+        [&](const int* previous, int* changed) {
+            scanKernel<kConnectivity><<<blocks, kThreads, 0, stream>>>(forest, previous, changed);
             checkLaunch("OLE scanning");
-            analysisKernel<<<blocks, kThreads, 0, stream>>>(forest, flags + r);
+            analysisKernel<<<blocks, kThreads, 0, stream>>>(forest, changed);
             checkLaunch("OLE analysis");
-        }
-        int changed = 0;
-        checkCuda(cudaMemcpyAsync(&changed, flags + rounds - 1, sizeof(int), cudaMemcpyDeviceToHost, stream),
-                  "cudaMemcpyAsync (OLE flag)");
-        checkCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (OLE flag)");
-        if (changed == 0)
-            break;
-    }
+        },
+        RoundBatches{ kFirstRoundsPerCheck, kMaxRoundsPerCheck }, "OLE", stream);
 }
 
 } // namespace

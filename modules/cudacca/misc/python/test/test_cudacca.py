@@ -67,6 +67,7 @@ class CudaccaBindingTest(unittest.TestCase):
         self.assertEqual(cv2.cuda.CCA_BUF, 3)
         self.assertEqual(cv2.cuda.CCA_KE, 4)
         self.assertEqual(cv2.cuda.CCA_OLE, 5)
+        self.assertEqual(cv2.cuda.CCA_RCU, 6)
         self.assertEqual(cv2.cuda.CCA_HA, 7)
         self.assertEqual(cv2.cuda.CCA_FLSL, 8)
         self.assertEqual(cv2.cuda.CCA_FLSL_CD, 9)
