@@ -10,7 +10,8 @@
 //     (N, label image, statistics, centroids bitwise) and fails on any difference.
 // At the end of the run a summary prints the mean Gpix/s over the densities, per granularity.
 //
-// Useful filters: --gtest_filter=*Full* / *LabelsOnly* ; sizes/patterns appear in the printed parameters.
+// Useful filters: --gtest_filter=*Full* / *LabelsOnly*; CUDACCA_PERF_SIZES="8192,2048" and
+// CUDACCA_PERF_ALGORITHMS="BKE,HA" select sizes and algorithms (the rest SKIP).
 
 #include "perf_precomp.hpp"
 
@@ -88,6 +89,21 @@ typedef TestBaseWithParam<CCAParams> CCA;
 
 // ---------------------------------------------------------------------------------------------------------
 // Helpers
+
+//! CUDACCA_PERF_ALGORITHMS="BKE,HA,..." (names without CCA_) measures only those; the others SKIP.
+static void skipUnlessSelected(int algo)
+{
+    const char* env = std::getenv("CUDACCA_PERF_ALGORITHMS");
+    if (!env || !*env)
+        return;
+    std::ostringstream name;
+    PrintTo(CCAAlgo(algo), &name);
+    std::string n = name.str();
+    if (n.rfind("CCA_", 0) == 0)
+        n = n.substr(4);
+    if ((std::string(",") + env + ",").find("," + n + ",") == std::string::npos)
+        throw cvtest::SkipTestException("not in CUDACCA_PERF_ALGORITHMS");
+}
 
 static void skipWithoutDevice()
 {
@@ -287,6 +303,7 @@ PERF_TEST_P_(CCA, Full)
     const int algo = (int)get<3>(GetParam());
 
     skipWithoutDevice();
+    skipUnlessSelected(algo);
 
     const Reference& ref = getReference(sz, pat, conn);
 
@@ -311,7 +328,7 @@ PERF_TEST_P_(CCA, Full)
     // host Mat stats and centroids (labels stay on the GPU), minus the median above.
     Mat h_stats, h_centroids;
     std::vector<double> withHost;
-    for (int i = 0; i < 7; ++i)
+    for (int i = 0; i < 5; ++i)
     {
         const int64 t0 = cv::getTickCount();
         cv::cuda::connectedComponentsWithStats(d_img, d_labels, h_stats, h_centroids, conn, CV_32S, algo, stream);
@@ -345,6 +362,7 @@ PERF_TEST_P_(CCA, LabelsOnly)
     const int algo = (int)get<3>(GetParam());
 
     skipWithoutDevice();
+    skipUnlessSelected(algo);
 
     const Reference& ref = getReference(sz, pat, conn);
 
