@@ -70,7 +70,11 @@ const AlgorithmInfo kAlgorithms[] = {
     { CCA_FLSL_OTF, "CCA_FLSL_OTF", true, true, nullptr, createFlslOtf },
 };
 
-int defaultAlgorithm(int /*connectivity*/) { return CCA_UF; }
+/** CCA_DEFAULT. 8-connectivity: FLSL+CD, the fastest full CCA measured in every column (H100, 8192^2,
+perf suite, 2026-11-22: 20.2 / 46.1 / 67.1 / 82.5 Gpix/s for g = 1 / 4 / 16 / full, against 11.6 / 26.2 /
+38.2 / 28.7 for BKE, the next best at g = 1). 4-connectivity: UF, the last one measured at 4 (the newer
+algorithms have no 4-connectivity measurement yet; doc/verification.md). */
+int defaultAlgorithm(int connectivity) { return connectivity == 8 ? CCA_FLSL_CD : CCA_UF; }
 
 const AlgorithmInfo* findAlgorithm(int id)
 {

@@ -26,7 +26,16 @@ using device::isForeground;
 
 /** LocalMerge (Algorithm 6): one block per tile, one thread per pixel. Trees live in shared memory
 with tile-local indices; each pixel then stores its tile root's global pitched index + 1. The local
-root is the tile's raster-first pixel of the tree, so parents still precede children globally. */
+root is the tile's raster-first pixel of the tree, so parents still precede children globally.
+
+Intentional race (compute-sanitizer racecheck reports it as shared-memory hazards in this kernel, and
+only here): the unions of the tile's threads run concurrently on `parent`, as Algorithm 1 of Bolelli et
+al. 2024 does. A thread's find reads parent entries (volatile loads) that other threads are changing:
+atomicMin on a root (a link), or a plain store of an ancestor into a non-root (InlineCompress in
+findRootCompress). It is safe because an entry only ever moves to an ancestor (a smaller index of the
+same tree): a read of the old or of the new value leads to the same root, a root is changed only by
+atomicMin, whose returned value tells unite whether to retry, and nothing but a root is ever linked.
+The barrier after the unions orders them before the final finds. */
 template <int kConnectivity>
 __global__ void localMergeKernel(const BinaryImage img, const LabelForest forest, int tilesPerRow)
 {
