@@ -149,9 +149,10 @@ struct LabelImage
 /** A labeling algorithm as an object, made for one call: it may keep temporary device memory (StreamBuffer)
 between its steps. The pipeline calls label() (build the LabelForest; `wantStats` says whether statistics
 will be asked for), then compressAndRank, then relabelAndAccumulate. If ownsStatistics(), the relabeling
-writes labels only and accumulateStatistics() fills the accumulators (initialized, every label zero)
-from the final labels and whatever the algorithm kept; otherwise the shared analysis accumulates them
-while relabeling and accumulateStatistics() is not called. Every algorithm of the function kind above is
+writes labels only and accumulateStatistics() fills the accumulators (already initialized to their
+neutral values by initStatsAccumulators: min fields INT_MAX, max fields INT_MIN, sums 0) from the final
+labels and whatever the algorithm kept; otherwise the shared analysis accumulates them while relabeling
+and accumulateStatistics() is not called. Every algorithm of the function kind above is
 wrapped into one of these by the dispatch (connected_components.cpp). */
 class LabelingAlgorithm
 {

@@ -408,13 +408,13 @@ int connectedComponentsWithStats(InputArray _image, OutputArray _labels, OutputA
                          wantStats && !ownStats ? &acc : nullptr, s);
     if (ownStats)
     {
-        LabelImage final;
-        final.data = labelsOut.data;
-        final.step = labelsOut.step;
-        final.is16u = ltype == CV_16U;
-        final.rows = size.height;
-        final.cols = size.width;
-        labeling->accumulateStatistics(bin, final, acc, s);
+        LabelImage finalLabels;
+        finalLabels.data = labelsOut.data;
+        finalLabels.step = labelsOut.step;
+        finalLabels.is16u = ltype == CV_16U;
+        finalLabels.rows = size.height;
+        finalLabels.cols = size.width;
+        labeling->accumulateStatistics(bin, finalLabels, acc, s);
     }
 
     // 6. CPU-layout statistics and centroids.
