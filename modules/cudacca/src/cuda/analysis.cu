@@ -24,13 +24,17 @@
 
 #include "../cca_internal.hpp"
 #include "cuda_check.hpp"
+#include "statistics.cuh"
 
 namespace cv { namespace cuda { namespace cudacca {
 
 namespace {
 
-constexpr unsigned kFullMask = 0xffffffffu;
-constexpr int kWarpSize = 32;
+using device::ComponentFeatures;
+using device::kFullMask;
+using device::kWarpSize;
+using device::runFeatures;
+
 constexpr int kChunksPerSegment = 32;
 constexpr int kSegmentPixels = kWarpSize * kChunksPerSegment; // 1024: one warp's share of the image
 constexpr int kWarpsPerBlock = 8;
@@ -134,11 +138,15 @@ __global__ void compressAndRankKernel(const LabelForest f, unsigned pixels, int 
             {
                 const int parent = v - 1;
                 const int root = findRootWhileRanking(f.data, parent);
-                f.data[p] = root + 1;
-                // Point the parent (usually a tile root shared by many pixels) at the root too, so the
-                // pixels that walk after us take one step. It is not a root, so only ancestors are written.
+                // A pixel already pointing at its root (every pixel of a flat forest: BKE, BUF) is left
+                // alone: no write. Otherwise it and its parent (usually a tile root shared by many pixels,
+                // so the pixels that walk after us take one step) are pointed at the root; the parent is
+                // not a root, so only ancestors are written.
                 if (parent != root)
+                {
+                    f.data[p] = root + 1;
                     f.data[parent] = root + 1;
+                }
             }
         }
         const unsigned roots = __ballot_sync(kFullMask, isRoot);
@@ -155,71 +163,10 @@ __global__ void initAccumulatorsKernel(StatsAccumulators acc)
     const int l = blockIdx.x * blockDim.x + threadIdx.x;
     if (l >= acc.count)
         return;
-    acc.minX[l] = INT_MAX;
-    acc.minY[l] = INT_MAX;
-    acc.maxX[l] = INT_MIN;
-    acc.maxY[l] = INT_MIN;
-    acc.area[l] = 0;
-    acc.sumX[l] = 0;
-    acc.sumY[l] = 0;
+    ComponentFeatures neutral;
+    neutral.reset();
+    neutral.storeTo(acc, l);
 }
-
-/** One horizontal run of `len` pixels of `label`, from (x0, y) to (x0 + len - 1, y). */
-__device__ __forceinline__ void accumulateRun(const StatsAccumulators& acc, int label, int x0, int y, int len)
-{
-    atomicMin(acc.minX + label, x0);
-    atomicMax(acc.maxX + label, x0 + len - 1);
-    atomicMin(acc.minY + label, y);
-    atomicMax(acc.maxY + label, y);
-    atomicAdd(acc.area + label, len);
-    // sum of x over the run: len * x0 + (0 + 1 + ... + len - 1)
-    atomicAdd(acc.sumX + label, static_cast<unsigned long long>(len) * x0 +
-                                    static_cast<unsigned long long>(len) * (len - 1) / 2);
-    atomicAdd(acc.sumY + label, static_cast<unsigned long long>(len) * y);
-}
-
-/** Background statistics of one thread, reduced per block before they touch global memory. */
-struct BackgroundStats // trivial type: it also lives in shared memory
-{
-    int area, minX, minY, maxX, maxY;
-    unsigned long long sumX, sumY;
-
-    __device__ void reset()
-    {
-        area = 0;
-        minX = minY = INT_MAX;
-        maxX = maxY = INT_MIN;
-        sumX = sumY = 0;
-    }
-    __device__ void add(int x, int y)
-    {
-        ++area;
-        minX = min(minX, x); maxX = max(maxX, x);
-        minY = min(minY, y); maxY = max(maxY, y);
-        sumX += x; sumY += y;
-    }
-    __device__ void warpReduce()
-    {
-        for (int d = kWarpSize / 2; d > 0; d /= 2)
-        {
-            area += __shfl_down_sync(kFullMask, area, d);
-            minX = min(minX, __shfl_down_sync(kFullMask, minX, d));
-            minY = min(minY, __shfl_down_sync(kFullMask, minY, d));
-            maxX = max(maxX, __shfl_down_sync(kFullMask, maxX, d));
-            maxY = max(maxY, __shfl_down_sync(kFullMask, maxY, d));
-            sumX += __shfl_down_sync(kFullMask, sumX, d);
-            sumY += __shfl_down_sync(kFullMask, sumY, d);
-        }
-    }
-    __device__ void addTo(int* minX_, int* minY_, int* maxX_, int* maxY_, int* area_, unsigned long long* sumX_,
-                          unsigned long long* sumY_) const
-    {
-        atomicMin(minX_, minX); atomicMin(minY_, minY);
-        atomicMax(maxX_, maxX); atomicMax(maxY_, maxY);
-        atomicAdd(area_, area);
-        atomicAdd(sumX_, sumX); atomicAdd(sumY_, sumY);
-    }
-};
 
 /** Final label of the pixel whose forest slot holds v (after compressAndRank). A root's slot holds
 -(rank in its segment + 1); in place, a root's slot may already hold its final (positive) label. */
@@ -243,7 +190,7 @@ template <typename LabelT, bool kStats>
 __global__ void relabelKernel(const LabelForest f, unsigned pixels, int segments, const int* segmentOffsets,
                               char* labels, size_t labelsStep, const StatsAccumulators acc)
 {
-    __shared__ BackgroundStats blockBackground;
+    __shared__ ComponentFeatures blockBackground;
     if (kStats)
     {
         if (threadIdx.x == 0)
@@ -254,7 +201,7 @@ __global__ void relabelKernel(const LabelForest f, unsigned pixels, int segments
     const int lane = threadIdx.x % kWarpSize;
     const int segment = blockIdx.x * kWarpsPerBlock + threadIdx.x / kWarpSize;
     const bool activeWarp = segment < segments; // warp-uniform
-    BackgroundStats background;
+    ComponentFeatures background;
     background.reset();
 
     // The run that ended on lane 31 of the previous chunk and may continue (same in every lane).
@@ -278,7 +225,7 @@ __global__ void relabelKernel(const LabelForest f, unsigned pixels, int segments
             continue;
 
         if (valid && label == 0)
-            background.add(x, y);
+            background.addPixel(x, y);
 
         // Runs of equal foreground labels in this chunk: a lane continues a run when the pixel before
         // it (lane - 1 holds raster index q - 1) is in the same row and has the same label.
@@ -299,7 +246,7 @@ __global__ void relabelKernel(const LabelForest f, unsigned pixels, int segments
         const int y0 = __shfl_sync(kFullMask, y, 0);
         const bool extendsOpen = openLen > 0 && label0 == openLabel && y0 == openY && x0 == openX0 + openLen;
         if (openLen > 0 && !extendsOpen && lane == 0)
-            accumulateRun(acc, openLabel, openX0, openY, openLen);
+            runFeatures(openX0, openY, openLen).atomicMergeInto(acc, openLabel);
 
         int runX0 = x, runLen = len;
         if (lane == 0 && extendsOpen)
@@ -309,7 +256,7 @@ __global__ void relabelKernel(const LabelForest f, unsigned pixels, int segments
         }
         const bool reachesChunkEnd = head && lane + len == kWarpSize;
         if (head && !reachesChunkEnd)
-            accumulateRun(acc, label, runX0, y, runLen);
+            runFeatures(runX0, y, runLen).atomicMergeInto(acc, label);
 
         const unsigned open = __ballot_sync(kFullMask, reachesChunkEnd);
         openLen = 0;
@@ -326,15 +273,9 @@ __global__ void relabelKernel(const LabelForest f, unsigned pixels, int segments
     if (kStats)
     {
         if (activeWarp && openLen > 0 && lane == 0)
-            accumulateRun(acc, openLabel, openX0, openY, openLen);
+            runFeatures(openX0, openY, openLen).atomicMergeInto(acc, openLabel);
 
-        background.warpReduce();
-        BackgroundStats& b = blockBackground;
-        if (lane == 0 && background.area > 0)
-            background.addTo(&b.minX, &b.minY, &b.maxX, &b.maxY, &b.area, &b.sumX, &b.sumY);
-        __syncthreads();
-        if (threadIdx.x == 0 && b.area > 0)
-            b.addTo(acc.minX, acc.minY, acc.maxX, acc.maxY, acc.area, acc.sumX, acc.sumY);
+        device::mergeBlockBackground(background, blockBackground, acc);
     }
 }
 

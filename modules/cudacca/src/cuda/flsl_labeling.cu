@@ -81,14 +81,18 @@
 #include "../cca_internal.hpp"
 #include "cuda_check.hpp"
 #include "labeling_common.cuh"
+#include "statistics.cuh"
 #include "union_find.cuh"
 
 namespace cv { namespace cuda { namespace cudacca {
 
 namespace {
 
-constexpr unsigned kFullMask = 0xffffffffu;
-constexpr int kWarpSize = 32;
+using device::ComponentFeatures;
+using device::kFullMask;
+using device::kWarpSize;
+using device::runSumX;
+
 constexpr int kRowsPerBlock = 8; //!< one warp per row
 constexpr int kRowThreads = kRowsPerBlock * kWarpSize;
 constexpr int kWordThreads = 256;
@@ -115,13 +119,6 @@ __device__ __forceinline__ unsigned threeBitsEndingAt(unsigned prev, unsigned wo
 {
     const unsigned long long w = (static_cast<unsigned long long>(word) << 32) | prev;
     return static_cast<unsigned>(w >> (30u + b)) & 7u;
-}
-
-/** Sum of x over the run [s, s + len): len * s + len * (len - 1) / 2, in 64 bits (len * (2s + len - 1)
-is even). */
-__device__ __forceinline__ unsigned long long runSumX(int s, int len)
-{
-    return (2ull * static_cast<unsigned>(s) + static_cast<unsigned>(len) - 1ull) * static_cast<unsigned>(len) / 2ull;
 }
 
 // ---- run detection (Algorithm 1) --------------------------------------------------------------------
@@ -557,13 +554,6 @@ initRunFeaturesKernel(int rows, int cols, const unsigned* bits, int wordsPerRow,
 
 // ---- statistics --------------------------------------------------------------------------------------
 
-/** One row's background, for the block reduction. */
-struct RowBackground
-{
-    unsigned long long sumX, sumY;
-    int area, minX, maxX, y;
-};
-
 /** Statistics of every label from the runs: one warp per row, one thread per run (forEachRunRound).
 Atomic: one set of atomics per run. ConflictDetection: Algorithm 3 first. OnTheFly: the root runs copy
 their slot (one root per label: plain stores). The background of the row is the complement of its runs
@@ -574,7 +564,9 @@ accumulateRunsKernel(int rows, int cols, const unsigned* bits, int wordsPerRow, 
                      const StatsAccumulators acc, const RunFeatures features, const unsigned* edgesBefore)
 {
     __shared__ RunRing rings[kRowsPerBlock];
-    __shared__ RowBackground background[kRowsPerBlock];
+    __shared__ ComponentFeatures blockBackground;
+    if (threadIdx.x == 0)
+        blockBackground.reset();
     const unsigned lane = laneId();
     const int warp = threadIdx.x / kWarpSize;
     int y;
@@ -618,14 +610,7 @@ accumulateRunsKernel(int rows, int cols, const unsigned* bits, int wordsPerRow, 
             {
                 if (!valid)
                     return;
-                const int l = labelRow[s];
-                atomicMin(acc.minX + l, s);
-                atomicMax(acc.maxX + l, e - 1);
-                atomicMin(acc.minY + l, y);
-                atomicMax(acc.maxY + l, y);
-                atomicAdd(acc.area + l, len);
-                atomicAdd(acc.sumX + l, sx);
-                atomicAdd(acc.sumY + l, y64 * static_cast<unsigned>(len));
+                device::runFeatures(s, y, len).atomicMergeInto(acc, labelRow[s]);
             }
             else if (kMerge == RunFeatureMerge::ConflictDetection)
             {
@@ -657,13 +642,14 @@ accumulateRunsKernel(int rows, int cols, const unsigned* bits, int wordsPerRow, 
                 }
                 if (valid && rank0 == 0)
                 {
-                    atomicMin(acc.minX + l, s); // the leader's start: the group's min x
-                    atomicMax(acc.maxX + l, groupEnd - 1);
-                    atomicMin(acc.minY + l, y);
-                    atomicMax(acc.maxY + l, y);
-                    atomicAdd(acc.area + l, area);
-                    atomicAdd(acc.sumX + l, sumX);
-                    atomicAdd(acc.sumY + l, y64 * static_cast<unsigned>(area));
+                    ComponentFeatures group;
+                    group.minX = s; // the leader's start: the group's min x
+                    group.maxX = groupEnd - 1;
+                    group.minY = group.maxY = y;
+                    group.area = area;
+                    group.sumX = sumX;
+                    group.sumY = y64 * static_cast<unsigned>(area);
+                    group.atomicMergeInto(acc, l);
                 }
             }
             else // OnTheFly: after label(), exactly the roots' slots are non-empty
@@ -674,14 +660,15 @@ accumulateRunsKernel(int rows, int cols, const unsigned* bits, int wordsPerRow, 
                 const int area = features.area[slot];
                 if (area == 0)
                     return;
-                const int l = labelRow[s];
-                acc.area[l] = area;
-                acc.minX[l] = features.minX[slot];
-                acc.maxX[l] = features.maxX[slot];
-                acc.minY[l] = y; // the root is the component's raster-first pixel
-                acc.maxY[l] = features.maxY[slot];
-                acc.sumX[l] = features.sumX[slot];
-                acc.sumY[l] = features.sumY[slot];
+                ComponentFeatures root;
+                root.area = area;
+                root.minX = features.minX[slot];
+                root.maxX = features.maxX[slot];
+                root.minY = y; // the root is the component's raster-first pixel
+                root.maxY = features.maxY[slot];
+                root.sumX = features.sumX[slot];
+                root.sumY = features.sumY[slot];
+                root.storeTo(acc, labelRow[s]);
             }
         });
 
@@ -691,53 +678,22 @@ accumulateRunsKernel(int rows, int cols, const unsigned* bits, int wordsPerRow, 
             sumXSum += __shfl_down_sync(kFullMask, sumXSum, d);
         }
     }
-    if (lane == 0)
+    ComponentFeatures rowBackground; // lane 0: this row's background; the other lanes: nothing
+    rowBackground.reset();
+    const int backgroundArea = activeRow ? cols - lengthSum : 0;
+    if (lane == 0 && backgroundArea > 0)
     {
-        RowBackground b;
-        b.area = activeRow ? cols - lengthSum : 0;
-        b.y = y;
-        b.sumX = b.sumY = 0;
-        b.minX = b.maxX = 0;
-        if (b.area > 0)
-        {
-            // First background pixel: 0 unless a run starts there, then that run's end (< cols, as the row
-            // has background). Last: cols - 1 unless a run ends there, then before that run's start.
-            b.minX = firstStart != 0 ? 0 : firstEnd;
-            b.maxX = lastEnd != cols ? cols - 1 : lastStart - 1;
-            b.sumX = static_cast<unsigned long long>(cols) * static_cast<unsigned>(cols - 1) / 2ull - sumXSum;
-            b.sumY = static_cast<unsigned long long>(y) * static_cast<unsigned>(b.area);
-        }
-        background[warp] = b;
+        rowBackground.area = backgroundArea;
+        rowBackground.minY = rowBackground.maxY = y;
+        // First background pixel: 0 unless a run starts there, then that run's end (< cols, as the row
+        // has background). Last: cols - 1 unless a run ends there, then before that run's start.
+        rowBackground.minX = firstStart != 0 ? 0 : firstEnd;
+        rowBackground.maxX = lastEnd != cols ? cols - 1 : lastStart - 1;
+        rowBackground.sumX = static_cast<unsigned long long>(cols) * static_cast<unsigned>(cols - 1) / 2ull - sumXSum;
+        rowBackground.sumY = static_cast<unsigned long long>(y) * static_cast<unsigned>(backgroundArea);
     }
-    __syncthreads();
-    if (threadIdx.x == 0)
-    {
-        int area = 0, minX = INT_MAX, minY = INT_MAX, maxX = INT_MIN, maxY = INT_MIN;
-        unsigned long long sumX = 0, sumY = 0;
-        for (int w = 0; w < kRowsPerBlock; ++w)
-        {
-            const RowBackground& b = background[w];
-            if (b.area <= 0)
-                continue;
-            area += b.area;
-            minX = min(minX, b.minX);
-            maxX = max(maxX, b.maxX);
-            minY = min(minY, b.y);
-            maxY = max(maxY, b.y);
-            sumX += b.sumX;
-            sumY += b.sumY;
-        }
-        if (area > 0) // an image without background leaves label 0 at its neutral values
-        {
-            atomicMin(acc.minX, minX);
-            atomicMin(acc.minY, minY);
-            atomicMax(acc.maxX, maxX);
-            atomicMax(acc.maxY, maxY);
-            atomicAdd(acc.area, area);
-            atomicAdd(acc.sumX, sumX);
-            atomicAdd(acc.sumY, sumY);
-        }
-    }
+    __syncthreads(); // blockBackground's reset is seen
+    device::mergeBlockBackground(rowBackground, blockBackground, acc);
 }
 
 unsigned rowBlocks(int rows) { return static_cast<unsigned>((rows + kRowsPerBlock - 1ll) / kRowsPerBlock); }

@@ -64,8 +64,8 @@ namespace cv { namespace cuda { namespace cudacca {
 
 namespace {
 
-constexpr unsigned kFullMask = 0xffffffffu;
-constexpr int kWarpSize = 32;
+using device::kFullMask;
+using device::kWarpSize;
 //! Lines per strip: the warps of a StripLabeling block. Strips are independent; their borders are
 //! BorderMerging's work.
 constexpr int kStripRows = 8;

@@ -2,7 +2,7 @@
 // It is subject to the license terms in the LICENSE file found in the top-level directory.
 
 // Small helpers shared by the pixel-based labeling algorithms (uf_labeling.cu, ke_labeling.cu,
-// ole_labeling.cu): the foreground test on the input image, the one-thread-per-pixel raster mapping,
+// ole_labeling.cu and the warp-based ones): the warp constants, the foreground test on the input image, the one-thread-per-pixel raster mapping,
 // and the 1D launch sizes that go with it.
 
 #ifndef CUDACCA_LABELING_COMMON_CUH
@@ -13,6 +13,9 @@
 namespace cv { namespace cuda { namespace cudacca {
 
 namespace device {
+
+constexpr unsigned kFullMask = 0xffffffffu; //!< all 32 lanes of a warp
+constexpr int kWarpSize = 32;
 
 /** The input pixel (y, x) is foreground: nonzero, whether the image is CV_8U or CV_8S. The byte offset
 is computed in size_t: rows x step may exceed INT_MAX even when the forest's indices do not. */

@@ -60,7 +60,7 @@ namespace cv { namespace cuda { namespace cudacca {
 
 namespace {
 
-constexpr unsigned kFullMask = 0xffffffffu;
+using device::kFullMask;
 
 //! UnifyRow: a block runs the cascade on chunks of kRowChunk pixels, two per thread.
 constexpr int kRowChunk = 1024;
@@ -231,6 +231,22 @@ __device__ __forceinline__ void backwardCarries(int first, int last, int count, 
     }
 }
 
+/** backwardCarries, then fixChunk(i, oldLabel, newLabel) for every chunk i that needs a fix, one chunk
+at a time with the whole warp (each call must be warp-uniform). */
+template <class FixChunk>
+__device__ __forceinline__ void fixCarriedChunks(int first, int last, int count, int lane, int& carry,
+                                                 FixChunk fixChunk)
+{
+    bool needsFix;
+    int fixLabel;
+    backwardCarries(first, last, count, lane, carry, needsFix, fixLabel);
+    for (unsigned pending = __ballot_sync(kFullMask, needsFix); pending != 0; pending &= pending - 1)
+    {
+        const int i = __ffs(pending) - 1;
+        fixChunk(i, __shfl_sync(kFullMask, last, i), __shfl_sync(kFullMask, fixLabel, i));
+    }
+}
+
 // ---- UnifyRow -------------------------------------------------------------------------------------------
 
 /** One element of a row chunk: its pitched index (-1 past the segment's end), its label before this
@@ -367,16 +383,9 @@ __global__ void __launch_bounds__(kRowThreads, 3) unifyRowsKernel(const BinaryIm
                     first = data[rowBase + chunk * kRowChunk];
                     last = data[rowBase + chunk * kRowChunk + kRowChunk - 1];
                 }
-                bool needsFix;
-                int fixLabel;
-                backwardCarries(first, last, min(32, batch + 1), lane, carry, needsFix, fixLabel);
-                for (unsigned pending = __ballot_sync(kFullMask, needsFix); pending != 0; pending &= pending - 1)
-                {
-                    const int i = __ffs(pending) - 1;
-                    const int oldLabel = __shfl_sync(kFullMask, last, i);
-                    const int newLabel = __shfl_sync(kFullMask, fixLabel, i);
+                fixCarriedChunks(first, last, min(32, batch + 1), lane, carry, [&](int i, int oldLabel, int newLabel) {
                     int* const chunkData = data + rowBase + (batch - i) * kRowChunk;
-                    for (int e = lane; e < kRowChunk; e += 32) // fixChunk
+                    for (int e = lane; e < kRowChunk; e += 32)
                     {
                         if (chunkData[e] == oldLabel)
                         {
@@ -384,7 +393,7 @@ __global__ void __launch_bounds__(kRowThreads, 3) unifyRowsKernel(const BinaryIm
                             lowered = true;
                         }
                     }
-                }
+                });
             }
         }
     }
@@ -549,15 +558,8 @@ __global__ void __launch_bounds__(kStripThreads, 2) unifyLinesKernel(const Label
                 if (strip.pixel(forest, t, kTileRows - 1, warp, p))
                     last = data[p];
             }
-            bool needsFix;
-            int fixLabel;
-            backwardCarries(first, last, min(32, batch + 1), lane, carry, needsFix, fixLabel);
-            for (unsigned pending = __ballot_sync(kFullMask, needsFix); pending != 0; pending &= pending - 1)
-            {
-                const int i = __ffs(pending) - 1;
-                const int oldLabel = __shfl_sync(kFullMask, last, i);
-                const int newLabel = __shfl_sync(kFullMask, fixLabel, i);
-                for (int r = lane; r < kTileRows; r += 32) // fixChunk
+            fixCarriedChunks(first, last, min(32, batch + 1), lane, carry, [&](int i, int oldLabel, int newLabel) {
+                for (int r = lane; r < kTileRows; r += 32)
                 {
                     if (strip.pixel(forest, batch - i, r, warp, p) && data[p] == oldLabel)
                     {
@@ -565,7 +567,7 @@ __global__ void __launch_bounds__(kStripThreads, 2) unifyLinesKernel(const Label
                         lowered = true;
                     }
                 }
-            }
+            });
         }
     }
     if (__syncthreads_or(lowered) && threadIdx.x == 0)
