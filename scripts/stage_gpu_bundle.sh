@@ -13,7 +13,8 @@ cp "$build"/opencv/lib/python3/cv2*.so "$dest/python/"
 [ -x "$build/samples/cudacca_sample" ] && cp "$build/samples/cudacca_sample" "$dest/bin/"
 # System libraries of this machine (Debian) that an Ubuntu GPU machine lacks (imgcodecs needs them).
 for so in libjpeg.so.62 libpng16.so.16; do
-  p=$(ldconfig -p | awk -v n="$so" '$1 == n && /x86-64/ {print $NF; exit}')
+  # awk reads to the end (no early exit): under pipefail, ldconfig killed by SIGPIPE would stop the script
+  p=$(ldconfig -p | awk -v n="$so" '$1 == n && /x86-64/ && !found {print $NF; found = 1}')
   [ -n "$p" ] && cp -L "$p" "$dest/lib/"
 done
 git -C "$root" rev-parse --short HEAD > "$dest/COMMIT" 2>/dev/null || true

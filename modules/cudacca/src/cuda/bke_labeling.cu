@@ -112,7 +112,7 @@ __global__ void reduceKernel(const BinaryImage img, const LabelForest f, int til
     }
     if (!edges)
         return;
-    volatile int* parent = f.data;
+    const int* parent = f.data; // plain loads, see union_find.cuh
     const int self = parent[blk.slot] - 1;
     if (edges & kEdgeN)
         unite(f.data, self, parent[neighbourSlot(blk, kEdgeN, f.ld)] - 1, slot);

@@ -51,7 +51,7 @@ __global__ void mergeKernel(const BinaryImage img, const LabelForest f, int tile
     const BlockView v = viewBlock(img, blk);
     if (!v.needed)
         return;
-    volatile int* parent = f.data;
+    const int* parent = f.data; // plain loads, see union_find.cuh
     const int self = blockKey(blk, v.mask, f.ld);
     if (v.needed & kEdgeNW)
         unite(f.data, self, parent[neighbourSlot(blk, kEdgeNW, f.ld)] - 1, slot);
