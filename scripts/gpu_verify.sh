@@ -92,7 +92,7 @@ if want sanitizer; then
     printf '%-8s %-9s rc=%d passed=%s  %s\n' "$algo" "$tool" "$rc" "${tests:-0}" "${summ:-no summary}"
   }
   export -f sanitize_one; export cs bin out
-  for algo in ${CUDACCA_SANITIZE_ALGOS:-UF BKE BUF KE OLE RCU HA FLSL FLSL_CD FLSL_OTF}; do
+  for algo in ${CUDACCA_SANITIZE_ALGOS:-UF BKE BUF KE OLE RCU HA FLSL FLSL_CD FLSL_OTF TMK}; do
     for tool in memcheck racecheck synccheck initcheck; do echo "$algo $tool"; done
   done | xargs -P "${CUDACCA_SANITIZE_JOBS:-8}" -L 1 bash -c 'sanitize_one "$0" "$1"' | sort | tee "$out/sanitizer_summary.txt"
   grep -q ' rc=[^0]' "$out/sanitizer_summary.txt" && status=1

@@ -29,7 +29,7 @@ namespace opencv_test { namespace {
 
 //! The algorithms measured: add a new cv::cuda::CCAAlgorithmTypes value here.
 CV_ENUM(CCAAlgo, CCA_UF, CCA_BKE, CCA_BUF, CCA_KE, CCA_OLE, CCA_RCU, CCA_HA, CCA_FLSL, CCA_FLSL_CD, CCA_FLSL_OTF,
-        CCA_DEFAULT)
+        CCA_TMK, CCA_DEFAULT)
 
 //! The algorithms that do only 8-connectivity (the library refuses them with 4): left out of Conn4.
 static bool eightConnectivityOnly(int algo) { return algo == cv::cuda::CCA_BKE || algo == cv::cuda::CCA_BUF; }

@@ -176,6 +176,10 @@ enum class RunFeatureMerge
 //! Full-Line Segment Labeling (cuda/flsl_labeling.cu), 4 or 8, with the given feature merge.
 LabelingAlgorithm* createFullRunLabeling(RunFeatureMerge merge);
 
+//! Windisch et al.'s tree-merge feature extraction over the final labels (cuda/tmk_analysis.cu); the
+//! labeling is BKE's for 8-connectivity and UF's for 4.
+LabelingAlgorithm* createTreeMergeAnalysis();
+
 }}} // namespace cv::cuda::cudacca
 
 #endif

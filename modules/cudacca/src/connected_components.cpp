@@ -68,6 +68,7 @@ const AlgorithmInfo kAlgorithms[] = {
     { CCA_FLSL, "CCA_FLSL", true, true, nullptr, createFlsl },
     { CCA_FLSL_CD, "CCA_FLSL_CD", true, true, nullptr, createFlslCd },
     { CCA_FLSL_OTF, "CCA_FLSL_OTF", true, true, nullptr, createFlslOtf },
+    { CCA_TMK, "CCA_TMK", true, true, nullptr, createTreeMergeAnalysis },
 };
 
 /** CCA_DEFAULT. 8-connectivity: FLSL+CD, the fastest full CCA measured in every column (H100, 8192^2,

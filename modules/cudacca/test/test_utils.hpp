@@ -34,6 +34,7 @@ inline std::vector<int> allAlgorithms()
 {
     return { cv::cuda::CCA_UF, cv::cuda::CCA_BKE, cv::cuda::CCA_BUF, cv::cuda::CCA_KE, cv::cuda::CCA_OLE,
              cv::cuda::CCA_RCU, cv::cuda::CCA_HA, cv::cuda::CCA_FLSL, cv::cuda::CCA_FLSL_CD, cv::cuda::CCA_FLSL_OTF,
+             cv::cuda::CCA_TMK,
              cv::cuda::CCA_DEFAULT };
 }
 
@@ -89,6 +90,7 @@ inline std::string algorithmName(int algorithm)
     case cv::cuda::CCA_FLSL:    return "FLSL";
     case cv::cuda::CCA_FLSL_CD: return "FLSL_CD";
     case cv::cuda::CCA_FLSL_OTF: return "FLSL_OTF";
+    case cv::cuda::CCA_TMK: return "TMK";
     default:                    return cv::format("ALGO%d", algorithm);
     }
 }

@@ -42,6 +42,7 @@ cv::cuda::ConnectedComponentsAlgorithmsTypes (CCL_DEFAULT, CCL_BKE).
 | CCA_FLSL | direct, full runs: each row's runs found by a warp (ballot, compress-store), one thread per run unites it with the touching runs of the neighbour rows; statistics accumulated once per full run after labeling | 4, 8 | Lemaitre et al. 2021, section 3.1 and Algorithm 1 |
 | CCA_FLSL_CD | CCA_FLSL whose statistics updates first meet, per warp, the other runs of the same component (__match_any_sync) and are reduced to one leader: fewer conflicting atomics past the percolation threshold | 4, 8 | Lemaitre et al. 2021, section 3.3 and Algorithm 3 |
 | CCA_FLSL_OTF | CCA_FLSL whose run features move to the surviving root while components merge (on-the-fly merge); the statistics step then only gathers the roots. Waits once more for the stream, to size its per-run feature table (up to 16 bytes per pixel) | 4, 8 | Lemaitre et al. 2021, section 3.2 and Algorithm 2 |
+| CCA_TMK | labeling by CCA_BKE (8-connectivity) or CCA_UF (4), then the tree-merge feature extraction: one feature node per pixel pair, nodes merged into binary trees keyed by label (in shared memory, then in global memory with doubling group sizes, equal labels merged without atomics), tree sizes, and a balancing step that packs the valid nodes at the front of the array, so that only N - 1 nodes are left to copy. Slower than the run-based analyses on large images, as the paper found. Temporary device memory: about 34 bytes per pixel plus 64 per component (an 80 GB GPU runs out near 2 Gpixel: cv::Error::StsNoMem) | 4, 8 | Windisch et al. 2023, section 3.2 |
 */
 enum CCAAlgorithmTypes
 {
@@ -56,6 +57,7 @@ enum CCAAlgorithmTypes
     CCA_FLSL    = 8, //!< Lemaitre et al.'s full-line segment labeling; statistics per full run.
     CCA_FLSL_CD = 9, //!< CCA_FLSL with conflict detection in the statistics (warp-level reduction per component).
     CCA_FLSL_OTF = 10, //!< CCA_FLSL with on-the-fly feature merge during labeling.
+    CCA_TMK     = 11, //!< Windisch et al.'s tree-merge feature extraction (compacted feature tree).
 };
 
 /** @brief Computes the connected components of a binary image and their statistics on the GPU.

@@ -72,6 +72,7 @@ class CudaccaBindingTest(unittest.TestCase):
         self.assertEqual(cv2.cuda.CCA_FLSL, 8)
         self.assertEqual(cv2.cuda.CCA_FLSL_CD, 9)
         self.assertEqual(cv2.cuda.CCA_FLSL_OTF, 10)
+        self.assertEqual(cv2.cuda.CCA_TMK, 11)
         self.assertTrue(hasattr(cv2, "cuda_GpuMat"))
         self.assertTrue(hasattr(cv2.cuda, "Stream") or hasattr(cv2, "cuda_Stream"))
         doc = cv2.cuda.connectedComponentsWithStats.__doc__ or ""
