@@ -71,11 +71,12 @@ const AlgorithmInfo kAlgorithms[] = {
     { CCA_TMK, "CCA_TMK", true, true, nullptr, createTreeMergeAnalysis },
 };
 
-/** CCA_DEFAULT. 8-connectivity: FLSL+CD, the fastest full CCA measured in every column (H100, 8192^2,
-perf suite, 2026-11-22: 20.2 / 46.1 / 67.1 / 82.5 Gpix/s for g = 1 / 4 / 16 / full, against 11.6 / 26.2 /
-38.2 / 28.7 for BKE, the next best at g = 1). 4-connectivity: UF, the last one measured at 4 (the newer
-algorithms have no 4-connectivity measurement yet; doc/verification.md). */
-int defaultAlgorithm(int connectivity) { return connectivity == 8 ? CCA_FLSL_CD : CCA_UF; }
+/** CCA_DEFAULT: FLSL+CD for both connectivities, the fastest full CCA measured (H100, 8192^2, perf suite,
+2026-11-22, doc/verification.md). 8-connectivity: 20.0 / 46.2 / 67.6 / 82.8 Gpix/s for g = 1 / 4 / 16 /
+full, against 12.4 / 28.3 / 43.4 / 46.3 for BKE, the next best. 4-connectivity (d = 50 % per granularity,
+and full): 13.6 / 35.9 / 58.9 / 82.9, against 13.2 / 27.1 / 37.6 / 36.1 for HA and 12.8 / 33.7 / 58.9 /
+83.1 for FLSL. */
+int defaultAlgorithm(int /*connectivity*/) { return CCA_FLSL_CD; }
 
 const AlgorithmInfo* findAlgorithm(int id)
 {

@@ -31,7 +31,7 @@ cv::cuda::ConnectedComponentsAlgorithmsTypes (CCL_DEFAULT, CCL_BKE).
 
 | value | algorithm | connectivity | source |
 |---|---|---|---|
-| CCA_DEFAULT | the fastest measured for the asked connectivity: CCA_FLSL_CD for 8 (fastest full CCA at every granularity on an H100, 8192x8192), CCA_UF for 4 (the newer algorithms are not yet measured at 4-connectivity) | 4, 8 | |
+| CCA_DEFAULT | the fastest full CCA measured: CCA_FLSL_CD, for both connectivities (fastest or within 1 % of the fastest at every granularity on an H100, 8192x8192; doc/verification.md has the figures) | 4, 8 | |
 | CCA_UF | direct union-find: local merge in shared memory, border merge, compression | 4, 8 | Oliveira and Lotufo 2010, as described in Bolelli et al. 2024, section III-B-1 |
 | CCA_BKE | direct, on 2x2 blocks: each block linked to its first connected neighbour block, compression, the remaining unions, compression, final labeling | 8 | Allegretti, Bolelli and Grana 2019 (BKE), as described in Bolelli et al. 2024, section III-B-9 |
 | CCA_BUF | direct union-find on 2x2 blocks: initialization, unions of connected neighbour blocks, compression, final labeling | 8 | Allegretti, Bolelli and Grana 2019 (BUF), as described in Bolelli et al. 2024, section III-B-8 |
@@ -46,7 +46,7 @@ cv::cuda::ConnectedComponentsAlgorithmsTypes (CCL_DEFAULT, CCL_BKE).
 */
 enum CCAAlgorithmTypes
 {
-    CCA_DEFAULT = 0, //!< Fastest measured for the connectivity: CCA_FLSL_CD for 8, CCA_UF for 4.
+    CCA_DEFAULT = 0, //!< The fastest measured: CCA_FLSL_CD (both connectivities).
     CCA_UF      = 1, //!< Union-find with shared-memory local merge (Oliveira and Lotufo).
     CCA_BKE     = 2, //!< Block-based Komura equivalence on 2x2 blocks (Allegretti et al.). 8-connectivity only.
     CCA_BUF     = 3, //!< Block-based union-find on 2x2 blocks (Allegretti et al.). 8-connectivity only.
