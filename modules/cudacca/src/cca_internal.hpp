@@ -177,7 +177,7 @@ enum class RunFeatureMerge
 LabelingAlgorithm* createFullRunLabeling(RunFeatureMerge merge);
 
 //! Windisch et al.'s tree-merge feature extraction over the final labels (cuda/tmk_analysis.cu); the
-//! labeling is BKE's for 8-connectivity and UF's for 4.
+//! labeling is BKE's for 8-connectivity and KE's for 4.
 LabelingAlgorithm* createTreeMergeAnalysis();
 
 }}} // namespace cv::cuda::cudacca
