@@ -13,10 +13,10 @@
 # Each device command may run 10 minutes: run fuzz, sanitizer and large as separate commands.
 # Binaries may come from the build tree (default) or from a bundle made by stage_gpu_bundle.sh:
 #   CUDACCA_VERIFY="fuzz" scripts/gpu_verify.sh [bundle dir with bin/ lib/ python/]
-# Logs go to $OUT (or /tmp/cudacca-verify).
+# Logs go to $OUT (or build/verify).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=${OUT:-/tmp/cudacca-verify}; mkdir -p "$out"
+out=${OUT:-$root/build/verify}; mkdir -p "$out"
 if [ $# -ge 1 ]; then
   bundle=$(cd "$1" && pwd); bin=$bundle/bin; lib=$bundle/lib; py=$bundle/python
 else
@@ -92,7 +92,9 @@ if want sanitizer; then
     printf '%-8s %-9s rc=%d passed=%s  %s\n' "$algo" "$tool" "$rc" "${tests:-0}" "${summ:-no summary}"
   }
   export -f sanitize_one; export cs bin out
-  for algo in ${CUDACCA_SANITIZE_ALGOS:-UF BKE BUF KE OLE RCU HA FLSL FLSL_CD FLSL_OTF TMK}; do
+  # Every algorithm of the module's one list (modules/cudacca/src/algorithm_list.hpp), names without CCA_.
+  all_algos=$(sed -nE 's/^ *X\(CCA_([A-Z0-9_]+),.*/\1/p' "$root/modules/cudacca/src/algorithm_list.hpp" | tr '\n' ' ')
+  for algo in ${CUDACCA_SANITIZE_ALGOS:-$all_algos}; do
     for tool in memcheck racecheck synccheck initcheck; do echo "$algo $tool"; done
   done | xargs -P "${CUDACCA_SANITIZE_JOBS:-8}" -L 1 bash -c 'sanitize_one "$0" "$1"' | sort | tee "$out/sanitizer_summary.txt"
   grep -q ' rc=[^0]' "$out/sanitizer_summary.txt" && status=1

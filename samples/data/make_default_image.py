@@ -7,8 +7,8 @@ A 640x640 8-bit grayscale "microscopy-like" picture: a smooth uneven background,
 (ellipses, some touching, some with dark nuclei that leave holes), a few rings, specks and some text,
 with anti-aliased edges. Deterministic (fixed seed).
 
-    pip install --target /tmp/pyimg opencv-python-headless numpy
-    PYTHONPATH=/tmp/pyimg python3 samples/data/make_default_image.py [output.png]
+    pip install --target build/pyimg opencv-python-headless numpy
+    PYTHONPATH=build/pyimg python3 samples/data/make_default_image.py [output.png]
 """
 import os
 import sys

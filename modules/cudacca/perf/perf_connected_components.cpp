@@ -2,7 +2,7 @@
 // It is subject to the license terms in the LICENSE file found in the top-level directory.
 
 // Performance of cv::cuda::connectedComponentsWithStats on YACCLAB-style random images
-// (protocol: /work/shared/notes/anchors.md). Every case
+// (protocol: doc/benchmarks.md). Every case
 //   - times the call as a user sees it with all outputs on the GPU, stream synchronization included,
 //     after one warm-up call that also allocates the outputs;
 //   - prints its throughput (pixels / median time, Gpix/s) on a "[ GPIX/S ]" line;
@@ -27,21 +27,31 @@ namespace opencv_test { namespace {
 // ---------------------------------------------------------------------------------------------------------
 // Parameters, each defined in one place.
 
-//! The algorithms measured: add a new cv::cuda::CCAAlgorithmTypes value here.
-CV_ENUM(CCAAlgo, CCA_UF, CCA_BKE, CCA_BUF, CCA_KE, CCA_OLE, CCA_RCU, CCA_HA, CCA_FLSL, CCA_FLSL_CD, CCA_FLSL_OTF,
-        CCA_TMK, CCA_DEFAULT)
+//! An algorithm of the module's one list (src/algorithm_list.hpp), or CCA_DEFAULT; printed as its name.
+struct CCAAlgo
+{
+    int id;
+    operator int() const { return id; }
+};
 
-//! The algorithms that do only 8-connectivity (the library refuses them with 4): left out of Conn4.
-static bool eightConnectivityOnly(int algo) { return algo == cv::cuda::CCA_BKE || algo == cv::cuda::CCA_BUF; }
+static std::string algorithmName(int id)
+{
+    if (id == cv::cuda::CCA_DEFAULT)
+        return "CCA_DEFAULT";
+    const cv::cuda::cudacca::AlgorithmRow* row = cv::cuda::cudacca::findAlgorithmRow(id);
+    return row ? row->name : cv::format("CCA_%d", id);
+}
 
-//! CCAAlgo::all() less the 8-connectivity-only algorithms.
-static std::vector<CCAAlgo> algorithmsWith4()
+static void PrintTo(const CCAAlgo& a, std::ostream* os) { *os << algorithmName(a.id); }
+
+//! Every algorithm that supports `connectivity` (the row says), and CCA_DEFAULT.
+static std::vector<CCAAlgo> algorithmsWith(int connectivity)
 {
     std::vector<CCAAlgo> v;
-    const ::testing::internal::ParamGenerator<CCAAlgo> all = CCAAlgo::all();
-    for (::testing::internal::ParamGenerator<CCAAlgo>::iterator it = all.begin(); it != all.end(); ++it)
-        if (!eightConnectivityOnly(*it))
-            v.push_back(*it);
+    for (const cv::cuda::cudacca::AlgorithmRow& row : cv::cuda::cudacca::kAlgorithmRows)
+        if (row.supports(connectivity))
+            v.push_back(CCAAlgo{ row.id });
+    v.push_back(CCAAlgo{ cv::cuda::CCA_DEFAULT });
     return v;
 }
 
@@ -96,11 +106,7 @@ static void skipUnlessSelected(int algo)
     const char* env = std::getenv("CUDACCA_PERF_ALGORITHMS");
     if (!env || !*env)
         return;
-    std::ostringstream name;
-    PrintTo(CCAAlgo(algo), &name);
-    std::string n = name.str();
-    if (n.rfind("CCA_", 0) == 0)
-        n = n.substr(4);
+    const std::string n = algorithmName(algo).substr(4); // without CCA_
     if ((std::string(",") + env + ",").find("," + n + ",") == std::string::npos)
         throw cvtest::SkipTestException("not in CUDACCA_PERF_ALGORITHMS");
 }
@@ -213,19 +219,12 @@ static std::vector<Record>& records()
     return r;
 }
 
-static std::string algoName(int algo)
-{
-    std::ostringstream s;
-    PrintTo(CCAAlgo(algo), &s);
-    return s.str();
-}
-
 static std::string caseName(const char* variant, Size sz, const Pattern& p, int conn, int algo)
 {
     std::ostringstream s;
     s << variant << " " << sz.width << "x" << sz.height << " ";
     PrintTo(p, &s);
-    s << " conn" << conn << " " << algoName(algo);
+    s << " conn" << conn << " " << algorithmName(algo);
     return s.str();
 }
 
@@ -236,7 +235,7 @@ static double report(const char* variant, Size sz, const Pattern& p, int conn, i
     printf("[ GPIX/S   ] %-44s N=%-9d median %9.4f ms  %8.2f Gpix/s%s\n",
            caseName(variant, sz, p, conn, algo).c_str(), n, medianSec * 1e3, gpixs, extra.c_str());
     fflush(stdout);
-    records().push_back(Record{ variant, algoName(algo), sz, conn, p.g, p.d, gpixs });
+    records().push_back(Record{ variant, algorithmName(algo), sz, conn, p.g, p.d, gpixs });
     return gpixs;
 }
 
@@ -417,7 +416,7 @@ INSTANTIATE_TEST_CASE_P(Conn8, CCA,
     Combine(ValuesIn(perfSizes({ 512, 2048, 8192 })),
             ValuesIn(allPatterns()),
             Values(8),
-            CCAAlgo::all()));
+            ValuesIn(algorithmsWith(8))));
 
 // 4-connectivity: a subset (d = 50 % per granularity + full) on the two large sizes, the algorithms that
 // do 4-connectivity.
@@ -425,7 +424,7 @@ INSTANTIATE_TEST_CASE_P(Conn4, CCA,
     Combine(ValuesIn(perfSizes({ 2048, 8192 })),
             ValuesIn(subsetPatterns()),
             Values(4),
-            ValuesIn(algorithmsWith4())));
+            ValuesIn(algorithmsWith(4))));
 
 } // namespace
 

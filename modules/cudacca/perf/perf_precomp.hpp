@@ -12,6 +12,8 @@
 #include "opencv2/imgproc.hpp"
 #include "opencv2/cudacca.hpp"
 
+#include "../src/algorithm_list.hpp" // the one list of algorithms
+
 namespace opencv_test {
 using namespace perf;
 using namespace testing;

@@ -14,7 +14,10 @@
 
 #include <cuda_runtime_api.h>
 
-#include "cca_internal.hpp"
+#include "analysis.hpp"
+#include "contracts.hpp"
+#include "device_memory.hpp"
+#include "registry.hpp"
 #include "cuda/cuda_check.hpp"
 
 #endif

@@ -11,6 +11,8 @@
 #include "opencv2/imgproc.hpp"
 #include "opencv2/core/cuda.hpp"
 
+#include "../src/algorithm_list.hpp" // the one list of algorithms
+
 // Tests live in namespace opencv_test (OpenCV's ts checks it). cv::cuda is NOT imported there:
 // cv::connectedComponentsWithStats (the CPU reference) and cv::cuda::connectedComponentsWithStats
 // (the function under test) have the same name, so every call below is fully qualified.

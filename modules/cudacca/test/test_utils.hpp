@@ -23,19 +23,38 @@
 namespace opencv_test { namespace cudacca_test {
 
 // =====================================================================================================
-// What is tested. THE place to add an algorithm: append it to testedAlgorithms() (and give it a name
-// and its connectivities below). Every GPU accuracy case runs for algorithm x connectivity x ltype.
+// What is tested: every row of the module's one algorithm list (src/algorithm_list.hpp), plus
+// CCA_DEFAULT. Every GPU accuracy case runs for algorithm x supported connectivity x ltype.
 // =====================================================================================================
 
-inline std::string algorithmName(int algorithm);
+using cv::cuda::cudacca::AlgorithmRow;
+using cv::cuda::cudacca::kAlgorithmRows;
+
+//! The row of `algorithm`; CCA_DEFAULT is the row it resolves to for `connectivity`.
+inline const AlgorithmRow& algorithmRow(int algorithm, int connectivity = 8)
+{
+    const int id = algorithm == cv::cuda::CCA_DEFAULT ? cv::cuda::cudacca::defaultAlgorithm(connectivity) : algorithm;
+    const AlgorithmRow* row = cv::cuda::cudacca::findAlgorithmRow(id);
+    CV_Assert(row);
+    return *row;
+}
+
+inline std::string algorithmName(int algorithm)
+{
+    if (algorithm == cv::cuda::CCA_DEFAULT)
+        return "DEFAULT";
+    const AlgorithmRow* row = cv::cuda::cudacca::findAlgorithmRow(algorithm);
+    return row ? row->shortName() : cv::format("ALGO%d", algorithm);
+}
 
 //! Every algorithm of the module (CCA_DEFAULT included, last).
 inline std::vector<int> allAlgorithms()
 {
-    return { cv::cuda::CCA_UF, cv::cuda::CCA_BKE, cv::cuda::CCA_BUF, cv::cuda::CCA_KE, cv::cuda::CCA_OLE,
-             cv::cuda::CCA_RCU, cv::cuda::CCA_HA, cv::cuda::CCA_FLSL, cv::cuda::CCA_FLSL_CD, cv::cuda::CCA_FLSL_OTF,
-             cv::cuda::CCA_TMK,
-             cv::cuda::CCA_DEFAULT };
+    std::vector<int> v;
+    for (const AlgorithmRow& row : kAlgorithmRows)
+        v.push_back(row.id);
+    v.push_back(cv::cuda::CCA_DEFAULT);
+    return v;
 }
 
 //! allAlgorithms(), or those named in CUDACCA_TEST_ALGORITHMS (comma-separated names, e.g. "UF,BKE";
@@ -56,43 +75,16 @@ inline std::vector<int> testedAlgorithms()
 
 inline std::vector<int> supportedConnectivities(int algorithm)
 {
-    switch (algorithm)
-    {
-    case cv::cuda::CCA_UF:      return { 4, 8 };
-    case cv::cuda::CCA_BKE:     return { 8 };
-    case cv::cuda::CCA_BUF:     return { 8 };
-    case cv::cuda::CCA_KE:      return { 4, 8 };
-    case cv::cuda::CCA_OLE:     return { 4, 8 };
-    case cv::cuda::CCA_RCU:     return { 4, 8 };
-    case cv::cuda::CCA_HA:      return { 4, 8 };
-    case cv::cuda::CCA_DEFAULT: return { 4, 8 };
-    default:                    return { 4, 8 };
-    }
+    std::vector<int> v;
+    for (int c : { 4, 8 })
+        if (algorithmRow(algorithm, c).supports(c))
+            v.push_back(c);
+    return v;
 }
 
 inline std::vector<int> testedLabelTypes()
 {
     return { CV_32S, CV_16U };
-}
-
-inline std::string algorithmName(int algorithm)
-{
-    switch (algorithm)
-    {
-    case cv::cuda::CCA_DEFAULT: return "DEFAULT";
-    case cv::cuda::CCA_UF:      return "UF";
-    case cv::cuda::CCA_BKE:     return "BKE";
-    case cv::cuda::CCA_BUF:     return "BUF";
-    case cv::cuda::CCA_KE:      return "KE";
-    case cv::cuda::CCA_OLE:     return "OLE";
-    case cv::cuda::CCA_RCU:     return "RCU";
-    case cv::cuda::CCA_HA:      return "HA";
-    case cv::cuda::CCA_FLSL:    return "FLSL";
-    case cv::cuda::CCA_FLSL_CD: return "FLSL_CD";
-    case cv::cuda::CCA_FLSL_OTF: return "FLSL_OTF";
-    case cv::cuda::CCA_TMK: return "TMK";
-    default:                    return cv::format("ALGO%d", algorithm);
-    }
 }
 
 inline std::string ltypeName(int ltype)

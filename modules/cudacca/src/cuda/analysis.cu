@@ -22,8 +22,8 @@
 
 #include <cub/device/device_scan.cuh>
 
-#include "../cca_internal.hpp"
-#include "cuda_check.hpp"
+#include "../analysis.hpp"
+#include "launch.hpp"
 #include "statistics.cuh"
 
 namespace cv { namespace cuda { namespace cudacca {
@@ -39,17 +39,12 @@ constexpr int kChunksPerSegment = 32;
 constexpr int kSegmentPixels = kWarpSize * kChunksPerSegment; // 1024: one warp's share of the image
 constexpr int kWarpsPerBlock = 8;
 constexpr int kBlockThreads = kWarpsPerBlock * kWarpSize;
-constexpr size_t kAlignment = 256;
-
-size_t alignUp(size_t n) { return (n + kAlignment - 1) / kAlignment * kAlignment; }
 
 int segmentCount(int rows, int cols)
 {
     const long long pixels = static_cast<long long>(rows) * cols;
     return static_cast<int>((pixels + kSegmentPixels - 1) / kSegmentPixels);
 }
-
-unsigned blocksFor(int segments) { return static_cast<unsigned>((segments + kWarpsPerBlock - 1) / kWarpsPerBlock); }
 
 /** Scratch layout: per-segment root counts and their exclusive scan (one extra entry each, so the last
 offset is the total), then CUB's temporary storage. */
@@ -324,7 +319,6 @@ __global__ void finalizeKernel(const StatsAccumulators acc, int* stats, size_t s
     }
 }
 
-unsigned blocksForItems(int items, int threads) { return static_cast<unsigned>((items + threads - 1) / threads); }
 
 } // namespace
 
@@ -342,7 +336,8 @@ void compressAndRank(const LabelForest& forest, void* scratch, size_t scratchByt
     const RankScratch s = layoutRankScratch(scratch, forest.rows, forest.cols);
     const unsigned pixels = static_cast<unsigned>(forest.rows) * static_cast<unsigned>(forest.cols);
 
-    compressAndRankKernel<<<blocksFor(s.segments), kBlockThreads, 0, stream>>>(forest, pixels, s.segments, s.counts);
+    compressAndRankKernel<<<blocksFor(s.segments, kWarpsPerBlock), kBlockThreads, 0, stream>>>(forest, pixels,
+                                                                                                s.segments, s.counts);
     checkLaunch("compressAndRank");
 
     // counts[segments] = 0, so offsets[segments] is the number of components.
@@ -372,7 +367,7 @@ StatsAccumulators initStatsAccumulators(void* memory, int labelCount, cudaStream
     acc.maxX = reinterpret_cast<int*>(take(sizeof(int) * labelCount));
     acc.maxY = reinterpret_cast<int*>(take(sizeof(int) * labelCount));
     acc.area = reinterpret_cast<int*>(take(sizeof(int) * labelCount));
-    initAccumulatorsKernel<<<blocksForItems(labelCount, 256), 256, 0, stream>>>(acc);
+    initAccumulatorsKernel<<<blocksFor(labelCount, 256), 256, 0, stream>>>(acc);
     checkLaunch("initStatsAccumulators");
     return acc;
 }
@@ -385,7 +380,7 @@ void relabelAndAccumulate(const LabelForest& forest, const void* scratch, void* 
     const unsigned pixels = static_cast<unsigned>(forest.rows) * static_cast<unsigned>(forest.cols);
     const StatsAccumulators acc = stats ? *stats : StatsAccumulators();
     char* out = static_cast<char*>(labels);
-    const unsigned blocks = blocksFor(s.segments);
+    const unsigned blocks = blocksFor(s.segments, kWarpsPerBlock);
     if (labels16u)
     {
         if (stats)
@@ -406,7 +401,7 @@ void relabelAndAccumulate(const LabelForest& forest, const void* scratch, void* 
 void finalizeStatistics(const StatsAccumulators& stats, int* statsOut, size_t statsStep, double* centroidsOut,
                         size_t centroidsStep, double emptyCentroid, cudaStream_t stream)
 {
-    finalizeKernel<<<blocksForItems(stats.count, 256), 256, 0, stream>>>(stats, statsOut, statsStep, centroidsOut,
+    finalizeKernel<<<blocksFor(stats.count, 256), 256, 0, stream>>>(stats, statsOut, statsStep, centroidsOut,
                                                                          centroidsStep, emptyCentroid);
     checkLaunch("finalizeStatistics");
 }

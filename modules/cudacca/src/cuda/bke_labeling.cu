@@ -16,14 +16,14 @@
 // Inline compression (Bolelli et al. 2024, Algorithm 1) in the unions, as in the paper.
 // Departures from the paper: blocks are named by the key of their first foreground pixel (see
 // block_connectivity.cuh: that makes the root the component's raster-first pixel, the LabelForest
-// contract of cca_internal.hpp), and edges implied by other edges are not linked (viewBlock); on an
+// contract of contracts.hpp), and edges implied by other edges are not linked (viewBlock); on an
 // all-foreground image no block is left with work for Reduce.
 // Output: a flat LabelForest (every foreground pixel holds its component's first pixel + 1). No device
 // memory besides the forest.
 
-#include "../cca_internal.hpp"
+#include "../labeling.hpp"
 #include "block_connectivity.cuh"
-#include "cuda_check.hpp"
+#include "launch.hpp"
 #include "union_find.cuh"
 
 namespace cv { namespace cuda { namespace cudacca {
@@ -84,16 +84,6 @@ __global__ void initKernel(const BinaryImage img, const LabelForest f, int tiles
     storeSlotAndInfo<kPairs>(f, blk, slotValue, info);
 }
 
-/** Compression: the block's slot <- its root's key + 1 (compressBlock). */
-template <bool kPairs>
-__global__ void compressKernel(const LabelForest f, int tilesPerRow, const BlockSlot slot)
-{
-    Block blk;
-    if (!threadBlock(f, tilesPerRow, blk))
-        return;
-    compressBlock<kPairs>(f, blk, slot);
-}
-
 /** Reduce: union with the neighbours that Initialization left in INFO. After the Compression every slot
 holds a key, so the block's slot value - 1 and its neighbours' are keys of nodes of the right trees
 (each is the block or one of its ancestors); unions keep writing keys only. */
@@ -123,16 +113,7 @@ __global__ void reduceKernel(const BinaryImage img, const LabelForest f, int til
 }
 
 template <bool kPairs>
-__global__ void finalKernel(const LabelForest f, int tilesPerRow)
-{
-    Block blk;
-    if (!threadBlock(f, tilesPerRow, blk))
-        return;
-    writeBlockLabels<kPairs>(f, blk);
-}
-
-template <bool kPairs>
-void runBlockKomura(const BinaryImage& img, const LabelForest& f, cudaStream_t stream)
+void runBke(const BinaryImage& img, const LabelForest& f, cudaStream_t stream)
 {
     const BlockLaunch launch = blockLaunchFor(f.rows, f.cols);
     const dim3 threads(kBlockTileW, kBlockTileH);
@@ -141,26 +122,26 @@ void runBlockKomura(const BinaryImage& img, const LabelForest& f, cudaStream_t s
 
     initKernel<kPairs><<<launch.tiles, threads, 0, stream>>>(img, f, launch.tilesPerRow);
     checkLaunch("BKE initialization");
-    compressKernel<kPairs><<<launch.tiles, threads, 0, stream>>>(f, launch.tilesPerRow, slot);
+    blockCompressKernel<kPairs><<<launch.tiles, threads, 0, stream>>>(f, launch.tilesPerRow, slot);
     checkLaunch("BKE compression");
     reduceKernel<<<launch.tiles, threads, 0, stream>>>(img, f, launch.tilesPerRow, slot);
     checkLaunch("BKE reduce");
-    compressKernel<kPairs><<<launch.tiles, threads, 0, stream>>>(f, launch.tilesPerRow, slot);
+    blockCompressKernel<kPairs><<<launch.tiles, threads, 0, stream>>>(f, launch.tilesPerRow, slot);
     checkLaunch("BKE compression");
-    finalKernel<kPairs><<<launch.tiles, threads, 0, stream>>>(f, launch.tilesPerRow);
+    blockFinalLabelingKernel<kPairs><<<launch.tiles, threads, 0, stream>>>(f, launch.tilesPerRow);
     checkLaunch("BKE final labeling");
+}
+
+void label(const BinaryImage& image, const LabelForest& forest, int /*connectivity: 8, the row's only one*/,
+           cudaStream_t stream)
+{
+    withPairAccess(forest, [&](auto pairs) { runBke<decltype(pairs)::value>(image, forest, stream); });
 }
 
 } // namespace
 
-void labelBlockKomura(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream)
-{
-    if (connectivity != 8) // the dispatch table (supports4 = false) never asks
-        checkCuda(cudaErrorInvalidValue, "BKE labeling: 8-connectivity only");
-    if (forestPairsAligned(forest))
-        runBlockKomura<true>(image, forest, stream);
-    else
-        runBlockKomura<false>(image, forest, stream);
-}
+namespace bke {
+Labeling* createLabeling() { return new StatelessLabeling<label>(); }
+} // namespace bke
 
 }}} // namespace cv::cuda::cudacca

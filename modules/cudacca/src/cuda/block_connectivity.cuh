@@ -14,7 +14,7 @@
 // Node names (KEYS). A block is named by the pitched index of its first foreground pixel in raster order
 // (a, b, c, d in that order), not by its top-left corner. Union by atomicMin on keys then leaves as root
 // of each component the block whose first pixel is the component's raster-first pixel, which is the
-// root the LabelForest contract asks for (cca_internal.hpp). With corner indices instead, a component
+// root the LabelForest contract asks for (contracts.hpp). With corner indices instead, a component
 // whose first block has only bottom-row pixels could get a root right of its first pixel.
 //
 // State during labeling, all inside the forest buffer (no other device memory):
@@ -30,8 +30,9 @@
 #define CUDACCA_BLOCK_CONNECTIVITY_CUH
 
 #include <cstdint>
+#include <type_traits>
 
-#include "../cca_internal.hpp"
+#include "../contracts.hpp"
 #include "union_find.cuh"
 
 namespace cv { namespace cuda { namespace cudacca {
@@ -338,7 +339,7 @@ __device__ __forceinline__ void compressBlock(const LabelForest& f, const Block&
 }
 
 /** FinalLabeling (both algorithms): once every SLOT holds its block's root key + 1, writes the LabelForest
-of cca_internal.hpp for the block's four pixels: root key + 1 for a foreground pixel, 0 for background.
+of contracts.hpp for the block's four pixels: root key + 1 for a foreground pixel, 0 for background.
 Reads only the block's own SLOT and INFO, which no other thread reads any more, so overwriting them is safe. */
 template <bool kPairs>
 __device__ __forceinline__ void writeBlockLabels(const LabelForest& f, const Block& blk)
@@ -370,7 +371,37 @@ __device__ __forceinline__ void writeBlockLabels(const LabelForest& f, const Blo
     }
 }
 
+/** Compression (both algorithms), one thread per block: the block's slot <- its root's key + 1. */
+template <bool kPairs>
+__global__ void blockCompressKernel(const LabelForest f, int tilesPerRow, const BlockSlot slot)
+{
+    Block blk;
+    if (!threadBlock(f, tilesPerRow, blk))
+        return;
+    compressBlock<kPairs>(f, blk, slot);
+}
+
+/** FinalLabeling (both algorithms), one thread per block (writeBlockLabels). */
+template <bool kPairs>
+__global__ void blockFinalLabelingKernel(const LabelForest f, int tilesPerRow)
+{
+    Block blk;
+    if (!threadBlock(f, tilesPerRow, blk))
+        return;
+    writeBlockLabels<kPairs>(f, blk);
+}
+
 } // namespace device
+
+/** Calls f(std::integral_constant<bool, forestPairsAligned(forest)>): the kernels' kPairs. */
+template <typename F>
+void withPairAccess(const LabelForest& forest, F&& f)
+{
+    if (forestPairsAligned(forest))
+        f(std::integral_constant<bool, true>());
+    else
+        f(std::integral_constant<bool, false>());
+}
 
 }}} // namespace cv::cuda::cudacca
 

@@ -14,14 +14,14 @@
 //   FinalLabeling  - writes every pixel of the block: root key + 1 for foreground, 0 for background.
 // Departures from the paper: blocks are named by the key of their first foreground pixel (see
 // block_connectivity.cuh: that makes the root the component's raster-first pixel, the LabelForest
-// contract of cca_internal.hpp), and unions implied by other edges are skipped (viewBlock): on an
+// contract of contracts.hpp), and unions implied by other edges are skipped (viewBlock): on an
 // all-foreground image each block makes one union instead of four.
 // Output: a flat LabelForest (every foreground pixel holds its component's first pixel + 1). No device
 // memory besides the forest.
 
-#include "../cca_internal.hpp"
+#include "../labeling.hpp"
 #include "block_connectivity.cuh"
-#include "cuda_check.hpp"
+#include "launch.hpp"
 #include "union_find.cuh"
 
 namespace cv { namespace cuda { namespace cudacca {
@@ -63,27 +63,8 @@ __global__ void mergeKernel(const BinaryImage img, const LabelForest f, int tile
         unite(f.data, self, parent[neighbourSlot(blk, kEdgeW, f.ld)] - 1, slot);
 }
 
-/** Compression: the block's slot <- its root's key + 1 (compressBlock). */
 template <bool kPairs>
-__global__ void compressKernel(const LabelForest f, int tilesPerRow, const BlockSlot slot)
-{
-    Block blk;
-    if (!threadBlock(f, tilesPerRow, blk))
-        return;
-    compressBlock<kPairs>(f, blk, slot);
-}
-
-template <bool kPairs>
-__global__ void finalKernel(const LabelForest f, int tilesPerRow)
-{
-    Block blk;
-    if (!threadBlock(f, tilesPerRow, blk))
-        return;
-    writeBlockLabels<kPairs>(f, blk);
-}
-
-template <bool kPairs>
-void runBlockUnionFind(const BinaryImage& img, const LabelForest& f, cudaStream_t stream)
+void runBuf(const BinaryImage& img, const LabelForest& f, cudaStream_t stream)
 {
     const BlockLaunch launch = blockLaunchFor(f.rows, f.cols);
     const dim3 threads(kBlockTileW, kBlockTileH);
@@ -94,22 +75,22 @@ void runBlockUnionFind(const BinaryImage& img, const LabelForest& f, cudaStream_
     checkLaunch("BUF initialization");
     mergeKernel<<<launch.tiles, threads, 0, stream>>>(img, f, launch.tilesPerRow, slot);
     checkLaunch("BUF merge");
-    compressKernel<kPairs><<<launch.tiles, threads, 0, stream>>>(f, launch.tilesPerRow, slot);
+    blockCompressKernel<kPairs><<<launch.tiles, threads, 0, stream>>>(f, launch.tilesPerRow, slot);
     checkLaunch("BUF compression");
-    finalKernel<kPairs><<<launch.tiles, threads, 0, stream>>>(f, launch.tilesPerRow);
+    blockFinalLabelingKernel<kPairs><<<launch.tiles, threads, 0, stream>>>(f, launch.tilesPerRow);
     checkLaunch("BUF final labeling");
+}
+
+void label(const BinaryImage& image, const LabelForest& forest, int /*connectivity: 8, the row's only one*/,
+           cudaStream_t stream)
+{
+    withPairAccess(forest, [&](auto pairs) { runBuf<decltype(pairs)::value>(image, forest, stream); });
 }
 
 } // namespace
 
-void labelBlockUnionFind(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream)
-{
-    if (connectivity != 8) // the dispatch table (supports4 = false) never asks
-        checkCuda(cudaErrorInvalidValue, "BUF labeling: 8-connectivity only");
-    if (forestPairsAligned(forest))
-        runBlockUnionFind<true>(image, forest, stream);
-    else
-        runBlockUnionFind<false>(image, forest, stream);
-}
+namespace buf {
+Labeling* createLabeling() { return new StatelessLabeling<label>(); }
+} // namespace buf
 
 }}} // namespace cv::cuda::cudacca

@@ -78,8 +78,9 @@
 
 #include <cub/device/device_scan.cuh>
 
-#include "../cca_internal.hpp"
-#include "cuda_check.hpp"
+#include "../device_memory.hpp"
+#include "../labeling.hpp"
+#include "launch.hpp"
 #include "labeling_common.cuh"
 #include "statistics.cuh"
 #include "union_find.cuh"
@@ -93,15 +94,19 @@ using device::kFullMask;
 using device::kWarpSize;
 using device::runSumX;
 
+/** How the features of a run reach its component (Lemaitre et al. 2021): the analysis of each row. */
+enum class RunFeatureMerge
+{
+    Atomic,             //!< FLSL (section 3.1): one set of atomics per full run, after labeling
+    ConflictDetection,  //!< FLSL+CD (section 3.3): runs of one component in a warp reduced to a leader first
+    OnTheFly,           //!< FLSL+OTF (section 3.2): features gathered while the components are merged
+};
+
 constexpr int kRowsPerBlock = 8; //!< one warp per row
 constexpr int kRowThreads = kRowsPerBlock * kWarpSize;
 constexpr int kWordThreads = 256;
 constexpr int kDetectUnroll = 8; //!< 32-pixel chunks whose loads a detection warp issues together
 constexpr int kRing = 128;       //!< edges a warp keeps in flight (power of two; see forEachRunRound)
-constexpr size_t kAlignment = 256;
-
-size_t alignUp(size_t n) { return (n + kAlignment - 1) / kAlignment * kAlignment; }
-
 __device__ __forceinline__ unsigned laneId() { return threadIdx.x & (kWarpSize - 1); }
 
 /** The row of this warp in the one-warp-per-row kernels; false past the last row. Unsigned: the last
@@ -698,26 +703,31 @@ accumulateRunsKernel(int rows, int cols, const unsigned* bits, int wordsPerRow, 
 
 unsigned rowBlocks(int rows) { return static_cast<unsigned>((rows + kRowsPerBlock - 1ll) / kRowsPerBlock); }
 
-// ---- the algorithm object -----------------------------------------------------------------------------
+// ---- the labeling and analysis objects ----------------------------------------------------------------
 
-class FullRunLabeling : public LabelingAlgorithm
+/** The FLSL labeling (Algorithm 1). With onTheFly (FLSL+OTF, Algorithm 2) and statistics wanted, it also
+moves every run's features to its root while the runs are united. Keeps the foreground bitmap (and the
+OTF feature table) for RunAnalysis. */
+class FullRunLabeling : public Labeling
 {
 public:
-    explicit FullRunLabeling(RunFeatureMerge merge) : merge_(merge) {}
+    explicit FullRunLabeling(bool onTheFly) : onTheFly_(onTheFly) {}
 
     void label(const BinaryImage& image, const LabelForest& forest, int connectivity, bool wantStats,
                cudaStream_t stream) override;
-    bool ownsStatistics() const override { return true; }
-    void accumulateStatistics(const BinaryImage& image, const LabelImage& labels, const StatsAccumulators& stats,
-                              cudaStream_t stream) override;
+
+    /** Queues the statistics of the final labels, with the runs' features merged as `merge` says. */
+    void accumulate(RunFeatureMerge merge, const LabelImage& labels, const StatsAccumulators& stats,
+                    cudaStream_t stream) const;
 
 private:
-    template <int kConnectivity>
-    void unite(const LabelForest& forest, const OnTheFlyState& otf, bool onTheFly, cudaStream_t stream);
+    /** OTF: run detection with edge counts, scanned into run slots; the feature table. */
+    void detectRunsWithFeatures(const BinaryImage& image, const LabelForest& forest, OnTheFlyState& otf,
+                                cudaStream_t stream);
     template <RunFeatureMerge kMerge>
-    void accumulate(const LabelImage& labels, const StatsAccumulators& stats, cudaStream_t stream);
+    void accumulate(const LabelImage& labels, const StatsAccumulators& stats, cudaStream_t stream) const;
 
-    RunFeatureMerge merge_;
+    bool onTheFly_;
     bool featuresReady_ = false; //!< OTF ran with features: they sit at the roots
     int rows_ = 0, cols_ = 0, wordsPerRow_ = 0;
     StreamBuffer bitsBuffer_;       //!< the foreground bitmap (all variants)
@@ -728,18 +738,6 @@ private:
     RunFeatures features_ = {};
 };
 
-template <int kConnectivity>
-void FullRunLabeling::unite(const LabelForest& forest, const OnTheFlyState& otf, bool onTheFly, cudaStream_t stream)
-{
-    if (onTheFly)
-        uniteRunsKernel<kConnectivity, true>
-            <<<rowBlocks(forest.rows), kRowThreads, 0, stream>>>(forest, bits_, wordsPerRow_, otf);
-    else
-        uniteRunsKernel<kConnectivity, false>
-            <<<rowBlocks(forest.rows), kRowThreads, 0, stream>>>(forest, bits_, wordsPerRow_, otf);
-    checkLaunch("FLSL union");
-}
-
 void FullRunLabeling::label(const BinaryImage& image, const LabelForest& forest, int connectivity, bool wantStats,
                             cudaStream_t stream)
 {
@@ -748,77 +746,87 @@ void FullRunLabeling::label(const BinaryImage& image, const LabelForest& forest,
     wordsPerRow_ = (forest.cols - 1) / kWarpSize + 1; // cols >= 1; cols + 31 may pass INT_MAX
     const size_t words = static_cast<size_t>(rows_) * wordsPerRow_;
     bits_ = static_cast<unsigned*>(bitsBuffer_.allocate(words * sizeof(unsigned), stream));
-    const unsigned blocks = rowBlocks(rows_);
 
-    const bool onTheFly = wantStats && merge_ == RunFeatureMerge::OnTheFly;
+    const bool onTheFly = wantStats && onTheFly_;
     featuresReady_ = false;
     OnTheFlyState otf = {};
-    if (!onTheFly)
-    {
-        detectRunsKernel<false><<<blocks, kRowThreads, 0, stream>>>(image, forest, bits_, wordsPerRow_, nullptr);
-        checkLaunch("FLSL run detection");
-    }
+    if (onTheFly)
+        detectRunsWithFeatures(image, forest, otf, stream);
     else
     {
-        // Edge counts per chunk, scanned in place into the edges before each chunk; the extra last entry
-        // becomes the total (twice the number of runs).
-        const int items = static_cast<int>(words + 1);
-        size_t scanBytes = 0;
-        checkCuda(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes, static_cast<const unsigned*>(nullptr),
-                                                static_cast<unsigned*>(nullptr), items),
-                  "cub::DeviceScan::ExclusiveSum (size query)");
-        edgesBefore_ = static_cast<unsigned*>(edgesBeforeBuffer_.allocate(items * sizeof(unsigned), stream));
-        StreamBuffer scanBuffer;
-        void* scanTemp = scanBuffer.allocate(scanBytes, stream);
-
-        detectRunsKernel<true><<<blocks, kRowThreads, 0, stream>>>(image, forest, bits_, wordsPerRow_, edgesBefore_);
+        detectRunsKernel<false><<<rowBlocks(rows_), kRowThreads, 0, stream>>>(image, forest, bits_, wordsPerRow_,
+                                                                              nullptr);
         checkLaunch("FLSL run detection");
-        checkCuda(cudaMemsetAsync(edgesBefore_ + words, 0, sizeof(unsigned), stream), "cudaMemsetAsync (FLSL edges)");
-        checkCuda(cub::DeviceScan::ExclusiveSum(scanTemp, scanBytes, edgesBefore_, edgesBefore_, items, stream),
-                  "cub::DeviceScan::ExclusiveSum (FLSL run slots)");
-
-        // The feature table is sized by the number of runs: the one wait of label().
-        unsigned totalEdges = 0;
-        checkCuda(cudaMemcpyAsync(&totalEdges, edgesBefore_ + words, sizeof(unsigned), cudaMemcpyDeviceToHost, stream),
-                  "cudaMemcpyAsync (FLSL run count)");
-        checkCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (FLSL run count)");
-        const size_t runs = totalEdges / 2;
-        if (runs > 0)
-        {
-            const size_t sums = alignUp(runs * sizeof(unsigned long long));
-            const size_t ints = alignUp(runs * sizeof(int));
-            char* p = static_cast<char*>(featuresBuffer_.allocate(2 * sums + 4 * ints, stream));
-            features_.sumX = reinterpret_cast<unsigned long long*>(p);
-            features_.sumY = reinterpret_cast<unsigned long long*>(p + sums);
-            features_.area = reinterpret_cast<int*>(p + 2 * sums);
-            features_.minX = reinterpret_cast<int*>(p + 2 * sums + ints);
-            features_.maxX = reinterpret_cast<int*>(p + 2 * sums + 2 * ints);
-            features_.maxY = reinterpret_cast<int*>(p + 2 * sums + 3 * ints);
-            initRunFeaturesKernel<<<blocks, kRowThreads, 0, stream>>>(rows_, cols_, bits_, wordsPerRow_, edgesBefore_,
-                                                                      features_);
-            checkLaunch("FLSL+OTF feature initialization");
-        }
-        otf.features = features_;
-        otf.slot.bits = bits_;
-        otf.slot.edgesBefore = edgesBefore_;
-        otf.slot.wordsPerRow = wordsPerRow_;
-        otf.slot.ld = forest.ld;
-        featuresReady_ = true;
     }
 
-    if (connectivity == 8)
-        unite<8>(forest, otf, onTheFly, stream);
-    else
-        unite<4>(forest, otf, onTheFly, stream);
+    withConnectivity(connectivity, [&](auto c) {
+        if (onTheFly)
+            uniteRunsKernel<decltype(c)::value, true>
+                <<<rowBlocks(rows_), kRowThreads, 0, stream>>>(forest, bits_, wordsPerRow_, otf);
+        else
+            uniteRunsKernel<decltype(c)::value, false>
+                <<<rowBlocks(rows_), kRowThreads, 0, stream>>>(forest, bits_, wordsPerRow_, otf);
+        checkLaunch("FLSL union");
+    });
 
-    const unsigned totalWords = static_cast<unsigned>(words);
-    compressRunNodesKernel<<<static_cast<unsigned>((words + kWordThreads - 1) / kWordThreads), kWordThreads, 0,
-                             stream>>>(forest, bits_, wordsPerRow_, totalWords);
+    compressRunNodesKernel<<<blocksFor(static_cast<long long>(words), kWordThreads), kWordThreads, 0, stream>>>(
+        forest, bits_, wordsPerRow_, static_cast<unsigned>(words));
     checkLaunch("FLSL node compression");
 }
 
+void FullRunLabeling::detectRunsWithFeatures(const BinaryImage& image, const LabelForest& forest,
+                                             OnTheFlyState& otf, cudaStream_t stream)
+{
+    // Edge counts per chunk, scanned in place into the edges before each chunk; the extra last entry
+    // becomes the total (twice the number of runs).
+    const size_t words = static_cast<size_t>(rows_) * wordsPerRow_;
+    const int items = static_cast<int>(words + 1);
+    size_t scanBytes = 0;
+    checkCuda(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes, static_cast<const unsigned*>(nullptr),
+                                            static_cast<unsigned*>(nullptr), items),
+              "cub::DeviceScan::ExclusiveSum (size query)");
+    edgesBefore_ = static_cast<unsigned*>(edgesBeforeBuffer_.allocate(items * sizeof(unsigned), stream));
+    StreamBuffer scanBuffer;
+    void* scanTemp = scanBuffer.allocate(scanBytes, stream);
+
+    detectRunsKernel<true><<<rowBlocks(rows_), kRowThreads, 0, stream>>>(image, forest, bits_, wordsPerRow_,
+                                                                         edgesBefore_);
+    checkLaunch("FLSL run detection");
+    checkCuda(cudaMemsetAsync(edgesBefore_ + words, 0, sizeof(unsigned), stream), "cudaMemsetAsync (FLSL edges)");
+    checkCuda(cub::DeviceScan::ExclusiveSum(scanTemp, scanBytes, edgesBefore_, edgesBefore_, items, stream),
+              "cub::DeviceScan::ExclusiveSum (FLSL run slots)");
+
+    // The feature table is sized by the number of runs: the one wait of label().
+    unsigned totalEdges = 0;
+    checkCuda(cudaMemcpyAsync(&totalEdges, edgesBefore_ + words, sizeof(unsigned), cudaMemcpyDeviceToHost, stream),
+              "cudaMemcpyAsync (FLSL run count)");
+    checkCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (FLSL run count)");
+    const size_t runs = totalEdges / 2;
+    if (runs > 0)
+    {
+        const size_t sums = alignUp(runs * sizeof(unsigned long long));
+        const size_t ints = alignUp(runs * sizeof(int));
+        char* p = static_cast<char*>(featuresBuffer_.allocate(2 * sums + 4 * ints, stream));
+        features_.sumX = reinterpret_cast<unsigned long long*>(p);
+        features_.sumY = reinterpret_cast<unsigned long long*>(p + sums);
+        features_.area = reinterpret_cast<int*>(p + 2 * sums);
+        features_.minX = reinterpret_cast<int*>(p + 2 * sums + ints);
+        features_.maxX = reinterpret_cast<int*>(p + 2 * sums + 2 * ints);
+        features_.maxY = reinterpret_cast<int*>(p + 2 * sums + 3 * ints);
+        initRunFeaturesKernel<<<rowBlocks(rows_), kRowThreads, 0, stream>>>(rows_, cols_, bits_, wordsPerRow_,
+                                                                            edgesBefore_, features_);
+        checkLaunch("FLSL+OTF feature initialization");
+    }
+    otf.features = features_;
+    otf.slot.bits = bits_;
+    otf.slot.edgesBefore = edgesBefore_;
+    otf.slot.wordsPerRow = wordsPerRow_;
+    otf.slot.ld = forest.ld;
+    featuresReady_ = true;
+}
+
 template <RunFeatureMerge kMerge>
-void FullRunLabeling::accumulate(const LabelImage& labels, const StatsAccumulators& stats, cudaStream_t stream)
+void FullRunLabeling::accumulate(const LabelImage& labels, const StatsAccumulators& stats, cudaStream_t stream) const
 {
     const unsigned blocks = rowBlocks(rows_);
     if (labels.is16u)
@@ -830,24 +838,53 @@ void FullRunLabeling::accumulate(const LabelImage& labels, const StatsAccumulato
     checkLaunch("FLSL statistics");
 }
 
-void FullRunLabeling::accumulateStatistics(const BinaryImage& /*image*/, const LabelImage& labels,
-                                           const StatsAccumulators& stats, cudaStream_t stream)
+void FullRunLabeling::accumulate(RunFeatureMerge merge, const LabelImage& labels, const StatsAccumulators& stats,
+                                 cudaStream_t stream) const
 {
     if (!bits_)
-        checkCuda(cudaErrorInvalidValue, "FLSL: accumulateStatistics before label");
-    if (merge_ == RunFeatureMerge::OnTheFly && featuresReady_)
+        checkCuda(cudaErrorInvalidValue, "FLSL: statistics before labeling");
+    if (merge == RunFeatureMerge::OnTheFly && !featuresReady_)
+        checkCuda(cudaErrorInvalidValue, "FLSL+OTF: statistics of a labeling that gathered no features");
+    if (merge == RunFeatureMerge::OnTheFly)
         accumulate<RunFeatureMerge::OnTheFly>(labels, stats, stream);
-    else if (merge_ == RunFeatureMerge::ConflictDetection)
+    else if (merge == RunFeatureMerge::ConflictDetection)
         accumulate<RunFeatureMerge::ConflictDetection>(labels, stats, stream);
-    else // Atomic, or OTF labeled without statistics (then it was asked for none: never, in the pipeline)
+    else
         accumulate<RunFeatureMerge::Atomic>(labels, stats, stream);
 }
 
+/** The statistics of the FLSL family, from the runs its FullRunLabeling kept. */
+class RunAnalysis : public Analysis
+{
+public:
+    explicit RunAnalysis(RunFeatureMerge merge) : merge_(merge) {}
+    void accumulate(const BinaryImage& /*image*/, const LabelImage& labels, const Labeling& labeling,
+                    const StatsAccumulators& stats, cudaStream_t stream) override
+    {
+        const FullRunLabeling* runs = dynamic_cast<const FullRunLabeling*>(&labeling);
+        if (!runs)
+            checkCuda(cudaErrorInvalidValue, "FLSL statistics: the row pairs them with another labeling");
+        runs->accumulate(merge_, labels, stats, stream);
+    }
+
+private:
+    RunFeatureMerge merge_;
+};
+
 } // namespace
 
-LabelingAlgorithm* createFullRunLabeling(RunFeatureMerge merge)
-{
-    return new FullRunLabeling(merge);
-}
+namespace flsl {
+Labeling* createLabeling() { return new FullRunLabeling(false); }
+Analysis* createAnalysis() { return new RunAnalysis(RunFeatureMerge::Atomic); }
+} // namespace flsl
+
+namespace flsl_cd {
+Analysis* createAnalysis() { return new RunAnalysis(RunFeatureMerge::ConflictDetection); }
+} // namespace flsl_cd
+
+namespace flsl_otf {
+Labeling* createLabeling() { return new FullRunLabeling(true); }
+Analysis* createAnalysis() { return new RunAnalysis(RunFeatureMerge::OnTheFly); }
+} // namespace flsl_otf
 
 }}} // namespace cv::cuda::cudacca

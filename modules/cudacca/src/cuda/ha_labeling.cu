@@ -19,7 +19,7 @@
 //
 // Union-find nodes. Nodes are pitched pixel indices; union_find.cuh's unite (atomicMin) keeps the smaller
 // index as the root, so each component's root is its raster-first pixel (the LabelForest contract,
-// cca_internal.hpp). The nodes are the SUB-RUN STARTS: a run's first pixel (its own parent until a
+// contracts.hpp). The nodes are the SUB-RUN STARTS: a run's first pixel (its own parent until a
 // union links it) and, where a run crosses into a piece, the piece's first pixel, which StripLabeling
 // points straight at the run's first pixel. Other pixels are not written before FinalLabeling (the
 // buffer holds garbage until then, as in the paper), and FinalLabeling writes root + 1 into every
@@ -55,8 +55,8 @@
 //   - "Start" in V and D means the start of the WHOLE run (BorderMerging checks the pixel left of its
 //     piece), so a run that spans many pieces makes one union per touching run, not one per piece.
 
-#include "../cca_internal.hpp"
-#include "cuda_check.hpp"
+#include "../labeling.hpp"
+#include "launch.hpp"
 #include "labeling_common.cuh"
 #include "union_find.cuh"
 
@@ -294,7 +294,7 @@ __global__ void finalLabelingKernel(const BinaryImage img, const LabelForest for
 }
 
 template <int kConnectivity>
-void runHennequin(const BinaryImage& img, const LabelForest& forest, cudaStream_t stream)
+void runHa(const BinaryImage& img, const LabelForest& forest, cudaStream_t stream)
 {
     const int strips = (forest.rows - 1) / kStripRows + 1;
     const int pieces = (forest.cols - 1) / kWarpSize + 1;
@@ -317,14 +317,15 @@ void runHennequin(const BinaryImage& img, const LabelForest& forest, cudaStream_
     checkLaunch("HA final labeling");
 }
 
+void label(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream)
+{
+    withConnectivity(connectivity, [&](auto c) { runHa<decltype(c)::value>(image, forest, stream); });
+}
+
 } // namespace
 
-void labelHennequin(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream)
-{
-    if (connectivity == 8)
-        runHennequin<8>(image, forest, stream);
-    else
-        runHennequin<4>(image, forest, stream);
-}
+namespace ha {
+Labeling* createLabeling() { return new StatelessLabeling<label>(); }
+} // namespace ha
 
 }}} // namespace cv::cuda::cudacca

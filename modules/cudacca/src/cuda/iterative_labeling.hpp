@@ -12,7 +12,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "../cca_internal.hpp"
+#include "../contracts.hpp"
+#include "../device_memory.hpp"
 #include "cuda_check.hpp"
 
 namespace cv { namespace cuda { namespace cudacca {

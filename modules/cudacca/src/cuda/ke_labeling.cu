@@ -14,10 +14,10 @@
 //   Compression    - the final one is the shared analysis's (compressAndRank flattens every tree).
 // One thread per pixel, in raster order. Every parent has a smaller pitched index (the neighbours of the
 // half-neighbourhood come first in raster order, and union links the larger root under the smaller), so
-// the result is the LabelForest of cca_internal.hpp. No device memory besides the forest.
+// the result is the LabelForest of contracts.hpp. No device memory besides the forest.
 
-#include "../cca_internal.hpp"
-#include "cuda_check.hpp"
+#include "../labeling.hpp"
+#include "launch.hpp"
 #include "labeling_common.cuh"
 #include "union_find.cuh"
 
@@ -120,7 +120,7 @@ __global__ void reductionKernel(const BinaryImage img, const LabelForest forest)
 }
 
 template <int kConnectivity>
-void runKomura(const BinaryImage& img, const LabelForest& forest, cudaStream_t stream)
+void runKe(const BinaryImage& img, const LabelForest& forest, cudaStream_t stream)
 {
     const unsigned blocks = blocksFor(static_cast<long long>(forest.rows) * forest.cols, kThreads);
     initKernel<kConnectivity><<<blocks, kThreads, 0, stream>>>(img, forest);
@@ -131,15 +131,15 @@ void runKomura(const BinaryImage& img, const LabelForest& forest, cudaStream_t s
     checkLaunch("KE reduction");
 }
 
+void label(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream)
+{
+    withConnectivity(connectivity, [&](auto c) { runKe<decltype(c)::value>(image, forest, stream); });
+}
+
 } // namespace
 
-void labelKomuraEquivalence(const BinaryImage& image, const LabelForest& forest, int connectivity,
-                            cudaStream_t stream)
-{
-    if (connectivity == 8)
-        runKomura<8>(image, forest, stream);
-    else
-        runKomura<4>(image, forest, stream);
-}
+namespace ke {
+Labeling* createLabeling() { return new StatelessLabeling<label>(); }
+} // namespace ke
 
 }}} // namespace cv::cuda::cudacca

@@ -1,14 +1,14 @@
 // This file is part of cudacca, an OpenCV extra module.
 // It is subject to the license terms in the LICENSE file found in the top-level directory.
 
-// Small helpers shared by the pixel-based labeling algorithms (uf_labeling.cu, ke_labeling.cu,
-// ole_labeling.cu and the warp-based ones): the warp constants, the foreground test on the input image, the one-thread-per-pixel raster mapping,
-// and the 1D launch sizes that go with it.
+// Device helpers shared by the labeling kernels: the warp constants, the foreground test on the input
+// image and the one-thread-per-pixel raster mapping.
 
 #ifndef CUDACCA_LABELING_COMMON_CUH
 #define CUDACCA_LABELING_COMMON_CUH
 
-#include "../cca_internal.hpp"
+#include "../contracts.hpp"
+#include "launch.hpp"
 
 namespace cv { namespace cuda { namespace cudacca {
 
@@ -31,7 +31,7 @@ __device__ __forceinline__ void rasterPixel(unsigned i, int cols, int& y, int& x
     x = static_cast<int>(i - static_cast<unsigned>(y) * static_cast<unsigned>(cols));
 }
 
-/** This thread's pixel in a one-thread-per-pixel launch over the raster order (blocksFor below);
+/** This thread's pixel in a one-thread-per-pixel launch over the raster order (blocksFor in launch.hpp);
 false for the threads past the last pixel. Unsigned arithmetic: the last index is at most INT_MAX. */
 __device__ __forceinline__ bool threadPixel(int rows, int cols, int& y, int& x)
 {
@@ -43,12 +43,6 @@ __device__ __forceinline__ bool threadPixel(int rows, int cols, int& y, int& x)
 }
 
 } // namespace device
-
-/** Blocks of `threads` threads for one thread per item. */
-inline unsigned blocksFor(long long items, int threads)
-{
-    return static_cast<unsigned>((items + threads - 1) / threads);
-}
 
 }}} // namespace cv::cuda::cudacca
 

@@ -18,12 +18,12 @@
 // The paper's version is 4-connectivity; with 8 the Scanning looks at the 8 neighbours, nothing else
 // changes.
 //
-// Result: the LabelForest of cca_internal.hpp, already flat. Every write lowers a node's label below its
+// Result: the LabelForest of contracts.hpp, already flat. Every write lowers a node's label below its
 // own index + 1, so parents always have smaller indices, and at convergence every pixel of a component
 // carries the label of its smallest pixel (see labelKalentev).
 
-#include "../cca_internal.hpp"
-#include "cuda_check.hpp"
+#include "../labeling.hpp"
+#include "launch.hpp"
 #include "iterative_labeling.hpp"
 #include "labeling_common.cuh"
 #include "union_find.cuh"
@@ -42,7 +42,7 @@ constexpr int kMaxRoundsPerCheck = 16;
 
 /** Calls f(y, x) for every pixel, in a grid-stride loop over the raster order. The loop is
 warp-uniform (all 32 lanes of a warp run the same iterations), so a warp vote after it sees every lane.
-The grid is one wave of resident blocks (residentBlocks), which also keeps a round that has nothing to
+The grid is one wave of resident blocks (waveBlocks in launch.hpp), which also keeps a round that has nothing to
 do (it exits on its flag) cheap. */
 template <typename F>
 __device__ __forceinline__ void forEachPixel(const LabelForest& forest, F f)
@@ -156,22 +156,8 @@ __global__ void analysisKernel(const LabelForest forest, const int* changed)
     });
 }
 
-/** Blocks for the grid-stride kernels: one wave of resident blocks, fewer for small images. */
-unsigned residentBlocks(long long pixels)
-{
-    int device = 0, sms = 0, threadsPerSm = 0;
-    checkCuda(cudaGetDevice(&device), "cudaGetDevice");
-    checkCuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
-              "cudaDeviceGetAttribute (multiprocessors)");
-    checkCuda(cudaDeviceGetAttribute(&threadsPerSm, cudaDevAttrMaxThreadsPerMultiProcessor, device),
-              "cudaDeviceGetAttribute (threads per multiprocessor)");
-    const long long wave = static_cast<long long>(sms) * (threadsPerSm / kThreads);
-    const long long needed = blocksFor(pixels, kThreads);
-    return static_cast<unsigned>(needed < wave ? needed : (wave > 0 ? wave : 1));
-}
-
 template <int kConnectivity>
-void runKalentev(const BinaryImage& img, const LabelForest& forest, cudaStream_t stream)
+void runOle(const BinaryImage& img, const LabelForest& forest, cudaStream_t stream)
 {
     const long long pixels = static_cast<long long>(forest.rows) * forest.cols;
     initKernel<<<blocksFor(pixels, kThreads), kThreads, 0, stream>>>(img, forest);
@@ -183,7 +169,7 @@ void runKalentev(const BinaryImage& img, const LabelForest& forest, cudaStream_t
     // that need many rounds (long spirals), while a round queued past convergence costs only two launches
     // of a one-wave grid that exits at once. The loop always ends: every round that changes something links
     // at least one root (see scanKernel).
-    const unsigned blocks = residentBlocks(pixels);
+    const unsigned blocks = waveBlocks(scanKernel<kConnectivity>, kThreads, blocksFor(pixels, kThreads));
     iterateUntilUnchanged(
         [&](const int* previous, int* changed) {
             scanKernel<kConnectivity><<<blocks, kThreads, 0, stream>>>(forest, previous, changed);
@@ -194,18 +180,19 @@ void runKalentev(const BinaryImage& img, const LabelForest& forest, cudaStream_t
         RoundBatches{ kFirstRoundsPerCheck, kMaxRoundsPerCheck }, "OLE", stream);
 }
 
-} // namespace
-
 /** Convergence gives the LabelForest contract: when a Scanning changes nothing, every pair of
 neighbouring foreground pixels has the same label, so a component carries one label r + 1, which the
 Initialization or the previous Analysis made a root's (L[r] == r + 1, r in the component); every label is at most its pixel's
 index + 1, so r is the component's smallest index, its raster-first pixel. */
-void labelKalentev(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream)
+void label(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream)
 {
-    if (connectivity == 8)
-        runKalentev<8>(image, forest, stream);
-    else
-        runKalentev<4>(image, forest, stream);
+    withConnectivity(connectivity, [&](auto c) { runOle<decltype(c)::value>(image, forest, stream); });
 }
+
+} // namespace
+
+namespace ole {
+Labeling* createLabeling() { return new StatelessLabeling<label>(); }
+} // namespace ole
 
 }}} // namespace cv::cuda::cudacca

@@ -42,7 +42,7 @@
 //  - Initialization is fused into the first UnifyRow (it reads the image instead of the labels).
 //  - The host loop queues rounds in batches between checks of the "changed" flag (iterative_labeling.hpp).
 //
-// Result: the LabelForest of cca_internal.hpp, already flat. Labels only ever decrease, and every label
+// Result: the LabelForest of contracts.hpp, already flat. Labels only ever decrease, and every label
 // is always the index + 1 of a pixel of the pixel's own component (a label moves only between pixels
 // of one run, i.e. between connected pixels). At convergence every component is uniform, so it carries
 // the label of its smallest pixel, which never changed: the root, its raster-first pixel.
@@ -51,8 +51,8 @@
 // (row, column, diagonal) to exactly one block, so no pixel is written by one block and read or
 // written by another within a kernel; the passes of a round are ordered by the stream.
 
-#include "../cca_internal.hpp"
-#include "cuda_check.hpp"
+#include "../labeling.hpp"
+#include "launch.hpp"
 #include "iterative_labeling.hpp"
 #include "labeling_common.cuh"
 
@@ -576,22 +576,8 @@ __global__ void __launch_bounds__(kStripThreads, 2) unifyLinesKernel(const Label
 
 // ---- host -----------------------------------------------------------------------------------------------
 
-/** Blocks for a grid-stride kernel: one wave of resident blocks, fewer when there is less work. */
-template <typename Kernel>
-unsigned waveBlocks(Kernel kernel, int threads, long long items)
-{
-    int device = 0, sms = 0, perSm = 0;
-    checkCuda(cudaGetDevice(&device), "cudaGetDevice");
-    checkCuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
-              "cudaDeviceGetAttribute (multiprocessors)");
-    checkCuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, threads, 0),
-              "cudaOccupancyMaxActiveBlocksPerMultiprocessor (RCU)");
-    const long long wave = static_cast<long long>(sms) * (perSm > 0 ? perSm : 1);
-    return static_cast<unsigned>(items < wave ? items : wave);
-}
-
 template <int kConnectivity>
-void runRowColUnify(const BinaryImage& img, const LabelForest& forest, cudaStream_t stream)
+void runRcu(const BinaryImage& img, const LabelForest& forest, cudaStream_t stream)
 {
     const int rows = forest.rows, cols = forest.cols;
     const int rowsPerSegment = cols <= kRowChunk ? kRowChunk / cols : 1;
@@ -642,8 +628,6 @@ void runRowColUnify(const BinaryImage& img, const LabelForest& forest, cudaStrea
         kRoundBatches, "RCU", stream);
 }
 
-} // namespace
-
 /** Convergence gives the LabelForest contract. A round that changes nothing leaves every row run, column
 run (and, with 8-connectivity, every diagonal run) uniform: within a chunk the cascade found it uniform,
 the forward carry found each boundary's second label not above the first, and the backward sweep found
@@ -651,12 +635,15 @@ it not below (otherwise a label would have been lowered and the flag set). These
 pairs, so each component carries one label r + 1 with r in the component (every label is a pixel of
 its own component + 1), and r is the component's smallest index: its own label started at r + 1 and
 can only have been lowered to another pixel of the component + 1, i.e. to at least r + 1. */
-void labelRowColUnify(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream)
+void label(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream)
 {
-    if (connectivity == 8)
-        runRowColUnify<8>(image, forest, stream);
-    else
-        runRowColUnify<4>(image, forest, stream);
+    withConnectivity(connectivity, [&](auto c) { runRcu<decltype(c)::value>(image, forest, stream); });
 }
+
+} // namespace
+
+namespace rcu {
+Labeling* createLabeling() { return new StatelessLabeling<label>(); }
+} // namespace rcu
 
 }}} // namespace cv::cuda::cudacca

@@ -15,7 +15,7 @@
 
 #include <climits>
 
-#include "../cca_internal.hpp"
+#include "../contracts.hpp"
 #include "labeling_common.cuh"
 
 namespace cv { namespace cuda { namespace cudacca { namespace device {

@@ -67,10 +67,10 @@
 //   In all about 34 bytes per pixel + 64 bytes per component; none of it when there is no foreground.
 //   All of it is released (stream-ordered) when accumulateStatistics returns.
 
-#include <algorithm>
 
-#include "../cca_internal.hpp"
-#include "cuda_check.hpp"
+#include "../device_memory.hpp"
+#include "../labeling.hpp"
+#include "launch.hpp"
 #include "labeling_common.cuh"
 #include "statistics.cuh"
 
@@ -88,11 +88,7 @@ constexpr int kBlockNodes = 1 << kLogBlockNodes; //!< nodes (threads) of a block
 constexpr int kBlockWarps = kBlockNodes / kWarpSize;
 constexpr int kBlocksPerSM = 4;                  //!< step 1-2a blocks resident per SM: 2048 threads, 32 registers
 constexpr int kThreads = 256;                    //!< threads of the later kernels
-constexpr unsigned kMaxGridBlocks = 4096;        //!< grid-stride kernels: enough to fill an H100 four times
 constexpr int kNone = -1;                        //!< no node (child, parent, root)
-constexpr size_t kAlignment = 256;
-
-size_t alignUp(size_t n) { return (n + kAlignment - 1) / kAlignment * kAlignment; }
 
 /** An object feature struct (the paper's OFS): a component's features and its place in the tree. Node
 indices are global node indices in F, compact positions in C. */
@@ -459,30 +455,22 @@ storeStatisticsKernel(const Node* __restrict__ compact, unsigned count, const St
     compact[k].features.storeTo(acc, compact[k].label);
 }
 
-// ---- the algorithm object -----------------------------------------------------------------------------
+// ---- the analysis object ------------------------------------------------------------------------------
 
-class TreeMergeAnalysis : public LabelingAlgorithm
+class TreeMergeAnalysis : public Analysis
 {
 public:
-    void label(const BinaryImage& image, const LabelForest& forest, int connectivity, bool /*wantStats*/,
-               cudaStream_t stream) override
-    {
-        if (connectivity == 8)
-            labelBlockKomura(image, forest, 8, stream);
-        else
-            labelKomuraEquivalence(image, forest, 4, stream);
-    }
-    bool ownsStatistics() const override { return true; }
-    void accumulateStatistics(const BinaryImage& image, const LabelImage& labels, const StatsAccumulators& stats,
-                              cudaStream_t stream) override;
+    void accumulate(const BinaryImage& image, const LabelImage& labels, const Labeling& labeling,
+                    const StatsAccumulators& stats, cudaStream_t stream) override;
 
 private:
     StreamBuffer treeBuffer_;    //!< counter, block roots, valid list, F
     StreamBuffer compactBuffer_; //!< C
 };
 
-void TreeMergeAnalysis::accumulateStatistics(const BinaryImage& /*image*/, const LabelImage& labels,
-                                             const StatsAccumulators& stats, cudaStream_t stream)
+void TreeMergeAnalysis::accumulate(const BinaryImage& /*image*/, const LabelImage& labels,
+                                   const Labeling& /*labeling: any; only the final labels are read*/,
+                                   const StatsAccumulators& stats, cudaStream_t stream)
 {
     if (labels.rows <= 0 || labels.cols <= 0)
         return;
@@ -524,7 +512,7 @@ void TreeMergeAnalysis::accumulateStatistics(const BinaryImage& /*image*/, const
         int levels = 0;
         while ((1ull << levels) < numNodes)
             ++levels;
-        const unsigned gridBlocks = std::min(blocksFor(numNodes, kThreads), kMaxGridBlocks);
+        const unsigned gridBlocks = waveBlocks(mergeLevelKernel, kThreads, blocksFor(numNodes, kThreads)); // grid-stride
         for (int level = kLogBlockNodes; level < levels; ++level)
         {
             mergeLevelKernel<<<gridBlocks, kThreads, 0, stream>>>(nodes, blockRoots, validList, validCount, level);
@@ -552,9 +540,8 @@ void TreeMergeAnalysis::accumulateStatistics(const BinaryImage& /*image*/, const
 
 } // namespace
 
-LabelingAlgorithm* createTreeMergeAnalysis()
-{
-    return new TreeMergeAnalysis();
-}
+namespace tmk {
+Analysis* createAnalysis() { return new TreeMergeAnalysis(); }
+} // namespace tmk
 
 }}} // namespace cv::cuda::cudacca

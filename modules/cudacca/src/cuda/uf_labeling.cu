@@ -7,10 +7,10 @@
 //   Merge       - unions across tile borders only, in global memory;
 //   Compression - done by the shared analysis (compressAndRank), which flattens every tree anyway.
 // 8-connectivity adds the diagonal directions to the half-neighbourhood (the review's reference [56]).
-// Output: the LabelForest of cca_internal.hpp.
+// Output: the LabelForest of contracts.hpp.
 
-#include "../cca_internal.hpp"
-#include "cuda_check.hpp"
+#include "../labeling.hpp"
+#include "launch.hpp"
 #include "labeling_common.cuh"
 #include "union_find.cuh"
 
@@ -165,7 +165,7 @@ __global__ void mergeColumnBordersKernel(const BinaryImage img, const LabelFores
 }
 
 template <int kConnectivity>
-void runUnionFind(const BinaryImage& img, const LabelForest& forest, cudaStream_t stream)
+void runUf(const BinaryImage& img, const LabelForest& forest, cudaStream_t stream)
 {
     const int tilesPerRow = (forest.cols + kTileW - 1) / kTileW;
     const int tileRows = (forest.rows + kTileH - 1) / kTileH;
@@ -192,14 +192,15 @@ void runUnionFind(const BinaryImage& img, const LabelForest& forest, cudaStream_
     }
 }
 
+void label(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream)
+{
+    withConnectivity(connectivity, [&](auto c) { runUf<decltype(c)::value>(image, forest, stream); });
+}
+
 } // namespace
 
-void labelUnionFind(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream)
-{
-    if (connectivity == 8)
-        runUnionFind<8>(image, forest, stream);
-    else
-        runUnionFind<4>(image, forest, stream);
-}
+namespace uf {
+Labeling* createLabeling() { return new StatelessLabeling<label>(); }
+} // namespace uf
 
 }}} // namespace cv::cuda::cudacca

@@ -6,7 +6,7 @@
 // links; Union links the larger root under the smaller one with atomicMin and retries when another
 // thread got there first.
 //
-// Storage convention (see LabelForest in cca_internal.hpp): parent[i] holds (parent index + 1), 0 means
+// Storage convention (see LabelForest in contracts.hpp): parent[i] holds (parent index + 1), 0 means
 // background. Because Union always keeps the smaller index as the root, a tree's root is the smallest
 // index in it; with raster (row-major) indices that is the component's first pixel in raster order.
 

@@ -10,6 +10,7 @@ Random images use a printed seed; set CUDACCA_TEST_SEED=<int> to replay one.
 """
 
 import os
+import re
 import subprocess
 import sys
 import unittest
@@ -43,15 +44,27 @@ def cpu_reference(img, connectivity, ltype):
                                                          ccltype=cv2.CCL_SAUF)
 
 
-# Every algorithm the binding exposes (cv2.cuda.CCA_*), and those that refuse 4-connectivity.
+def read_algorithm_list():
+    """The module's one list of algorithms (src/algorithm_list.hpp): {name: (labeling for 4, for 8)}."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "src", "algorithm_list.hpp")
+    with open(path) as f:
+        rows = re.findall(r"X\((CCA_\w+),\s*(\w+),\s*(\w+),\s*(\w+)\)", f.read())
+    return {name: (l4, l8) for name, l4, l8, _analysis in rows}
+
+
+# Every algorithm the binding exposes (cv2.cuda.CCA_*); the list says which connectivities each supports.
 ALGORITHMS = {name: getattr(cv2.cuda, name) for name in dir(cv2.cuda) if name.startswith("CCA_")} \
     if hasattr(cv2, "cuda") else {}
-EIGHT_CONNECTIVITY_ONLY = {"CCA_BKE", "CCA_BUF"}
+ALGORITHM_LIST = read_algorithm_list()
 
 
 def algorithms_for(connectivity):
-    return [v for n, v in sorted(ALGORITHMS.items(), key=lambda kv: kv[1])
-            if connectivity == 8 or n not in EIGHT_CONNECTIVITY_ONLY]
+    def supported(name):
+        if name == "CCA_DEFAULT":
+            return True
+        labeling4, labeling8 = ALGORITHM_LIST[name]
+        return (labeling4 if connectivity == 4 else labeling8) != "none"
+    return [v for n, v in sorted(ALGORITHMS.items(), key=lambda kv: kv[1]) if supported(n)]
 
 
 class CudaccaBindingTest(unittest.TestCase):
@@ -62,17 +75,9 @@ class CudaccaBindingTest(unittest.TestCase):
         self.assertTrue(callable(getattr(cv2.cuda, "connectedComponentsWithStats", None)),
                         "cv2.cuda.connectedComponentsWithStats is missing")
         self.assertEqual(cv2.cuda.CCA_DEFAULT, 0)
-        self.assertEqual(cv2.cuda.CCA_UF, 1)
-        self.assertEqual(cv2.cuda.CCA_BKE, 2)
-        self.assertEqual(cv2.cuda.CCA_BUF, 3)
-        self.assertEqual(cv2.cuda.CCA_KE, 4)
-        self.assertEqual(cv2.cuda.CCA_OLE, 5)
-        self.assertEqual(cv2.cuda.CCA_RCU, 6)
-        self.assertEqual(cv2.cuda.CCA_HA, 7)
-        self.assertEqual(cv2.cuda.CCA_FLSL, 8)
-        self.assertEqual(cv2.cuda.CCA_FLSL_CD, 9)
-        self.assertEqual(cv2.cuda.CCA_FLSL_OTF, 10)
-        self.assertEqual(cv2.cuda.CCA_TMK, 11)
+        # Every row of the module's algorithm list is exposed, each with its own value.
+        self.assertEqual(set(ALGORITHMS), set(ALGORITHM_LIST) | {"CCA_DEFAULT"})
+        self.assertEqual(len(set(ALGORITHMS.values())), len(ALGORITHMS))
         self.assertTrue(hasattr(cv2, "cuda_GpuMat"))
         self.assertTrue(hasattr(cv2.cuda, "Stream") or hasattr(cv2, "cuda_Stream"))
         doc = cv2.cuda.connectedComponentsWithStats.__doc__ or ""

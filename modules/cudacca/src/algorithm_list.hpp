@@ -1,0 +1,69 @@
+// This file is part of cudacca, an OpenCV extra module.
+// It is subject to the license terms in the LICENSE file found in the top-level directory.
+
+// The one list of cudacca's algorithms. The dispatch, the accuracy and fuzz suites, the perf suite and the
+// top-level benchmark all derive from it. A row is
+//     X(id, labeling for 4-connectivity, labeling for 8-connectivity, analysis)
+// where a labeling is a namespace that defines createLabeling() (`none`: the connectivity is not supported)
+// and an analysis a namespace that defines createAnalysis() (`shared`: statistics accumulated by the shared
+// relabeling pass). Adding an algorithm: one .cu file, one CCAAlgorithmTypes value, one row.
+
+#ifndef CUDACCA_ALGORITHM_LIST_HPP
+#define CUDACCA_ALGORITHM_LIST_HPP
+
+#include "opencv2/cudacca.hpp"
+
+#define CUDACCA_ALGORITHMS(X)                            \
+    X(CCA_UF,       uf,       uf,       shared)          \
+    X(CCA_BKE,      none,     bke,      shared)          \
+    X(CCA_BUF,      none,     buf,      shared)          \
+    X(CCA_KE,       ke,       ke,       shared)          \
+    X(CCA_OLE,      ole,      ole,      shared)          \
+    X(CCA_RCU,      rcu,      rcu,      shared)          \
+    X(CCA_HA,       ha,       ha,       shared)          \
+    X(CCA_FLSL,     flsl,     flsl,     flsl)            \
+    X(CCA_FLSL_CD,  flsl,     flsl,     flsl_cd)         \
+    X(CCA_FLSL_OTF, flsl_otf, flsl_otf, flsl_otf)        \
+    X(CCA_TMK,      ke,       bke,      tmk)
+
+namespace cv { namespace cuda { namespace cudacca {
+
+/** What a host program may know of a row without linking against the kernels (tests, perf, benchmark). */
+struct AlgorithmRow
+{
+    int id;            //!< the CCAAlgorithmTypes value
+    const char* name;  //!< "CCA_UF", ...
+    bool connectivity4;
+    bool connectivity8;
+
+    bool supports(int connectivity) const
+    {
+        return connectivity == 4 ? connectivity4 : connectivity == 8 && connectivity8;
+    }
+    const char* shortName() const { return name + 4; } //!< "UF", ...
+};
+
+constexpr bool isNoLabeling(const char* s)
+{
+    return s[0] == 'n' && s[1] == 'o' && s[2] == 'n' && s[3] == 'e' && s[4] == '\0';
+}
+
+#define CUDACCA_ALGORITHM_ROW(id, labeling4, labeling8, analysis) \
+    { id, #id, !isNoLabeling(#labeling4), !isNoLabeling(#labeling8) },
+inline constexpr AlgorithmRow kAlgorithmRows[] = { CUDACCA_ALGORITHMS(CUDACCA_ALGORITHM_ROW) };
+#undef CUDACCA_ALGORITHM_ROW
+
+inline const AlgorithmRow* findAlgorithmRow(int id)
+{
+    for (const AlgorithmRow& row : kAlgorithmRows)
+        if (row.id == id)
+            return &row;
+    return nullptr;
+}
+
+/** CCA_DEFAULT resolves to this algorithm. */
+inline int defaultAlgorithm(int /*connectivity*/) { return CCA_FLSL_CD; }
+
+}}} // namespace cv::cuda::cudacca
+
+#endif

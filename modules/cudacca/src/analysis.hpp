@@ -1,0 +1,45 @@
+// This file is part of cudacca, an OpenCV extra module.
+// It is subject to the license terms in the LICENSE file found in the top-level directory.
+
+// The shared analysis (cuda/analysis.cu): turns any LabelForest into the CPU's raster-order labels and,
+// for the algorithms whose row names the `shared` analysis, their statistics.
+
+#ifndef CUDACCA_ANALYSIS_HPP
+#define CUDACCA_ANALYSIS_HPP
+
+#include <cuda_runtime_api.h>
+
+#include "contracts.hpp"
+
+namespace cv { namespace cuda { namespace cudacca {
+
+/** Bytes of device scratch that compressAndRank() needs for an image of rows x cols. */
+size_t rankScratchBytes(int rows, int cols);
+
+/** Flattens the forest (every foreground pixel then points straight at its root) and ranks the roots in
+raster order. Writes the number of foreground components to *d_componentCount (device memory) and keeps
+the per-segment offsets in `scratch` for relabelAndAccumulate(). */
+void compressAndRank(const LabelForest& forest, void* scratch, size_t scratchBytes, int* d_componentCount,
+                     cudaStream_t stream);
+
+/** Bytes of device memory for the accumulators of `labelCount` labels (the layout is private). */
+size_t statsAccumulatorBytes(int labelCount);
+/** Lays the accumulators out in `memory` and queues their initialization. */
+StatsAccumulators initStatsAccumulators(void* memory, int labelCount, cudaStream_t stream);
+
+/** Writes final labels (0 = background, 1..N-1 in raster order of first pixels) into `labels`
+(int32 or uint16, `labelsStep` in bytes). `labels` may be the forest's own buffer (int32, same layout):
+the relabeling is safe in place. With `stats` non-null it also accumulates every label's statistics,
+background included. Needs the scratch left by compressAndRank(). */
+void relabelAndAccumulate(const LabelForest& forest, const void* scratch, void* labels, size_t labelsStep,
+                          bool labels16u, const StatsAccumulators* stats, cudaStream_t stream);
+
+/** Writes CPU-layout statistics (count x 5 int32, rows `statsStep` bytes apart) and centroids (count x 2
+double) from the accumulators; either output may be null. `emptyCentroid` is what the CPU writes for a
+label without pixels (its quiet NaN), passed in so the bits match the host's. */
+void finalizeStatistics(const StatsAccumulators& stats, int* statsOut, size_t statsStep, double* centroidsOut,
+                        size_t centroidsStep, double emptyCentroid, cudaStream_t stream);
+
+}}} // namespace cv::cuda::cudacca
+
+#endif

@@ -1,0 +1,115 @@
+// This file is part of cudacca, an OpenCV extra module.
+// It is subject to the license terms in the LICENSE file found in the top-level directory.
+
+#include "precomp.hpp"
+#include "arguments.hpp"
+
+#include <climits>
+
+namespace cv { namespace cuda { namespace cudacca {
+
+namespace {
+
+struct ByteRange
+{
+    const uchar* begin = nullptr;
+    const uchar* end = nullptr;
+    bool overlaps(const ByteRange& o) const { return begin && o.begin && begin < o.end && o.begin < end; }
+};
+
+ByteRange rangeOf(const GpuMat& m)
+{
+    ByteRange r;
+    if (!m.empty())
+    {
+        r.begin = m.data;
+        r.end = m.data + (m.rows - 1) * m.step + m.cols * m.elemSize();
+    }
+    return r;
+}
+
+/** The image is read while the outputs are written: they must not share memory. */
+void checkNoOverlap(const ByteRange& image, OutputArray out, const char* name)
+{
+    if (out.kind() == _InputArray::CUDA_GPU_MAT && image.overlaps(rangeOf(out.getGpuMatRef())))
+        CV_Error_(Error::StsBadArg, ("%s must not share memory with image", name));
+}
+
+/** An output must be something the result can be written to: a Mat or a GpuMat (or noArray()), and
+when the caller fixed its type (Mat_<T>) or size, the result's. The size of stats and centroids (the
+number of labels) is known only after the labeling: checkResultSize() checks it then. */
+void checkOutputObject(OutputArray out, const char* name, int type, Size size)
+{
+    if (!out.needed())
+        return;
+    const int kind = out.kind();
+    if (kind != _InputArray::MAT && kind != _InputArray::CUDA_GPU_MAT)
+        CV_Error_(Error::StsBadArg, ("%s must be a cv::Mat, a cv::cuda::GpuMat or noArray(); got another kind of "
+                                     "array (_InputArray kind %d)", name, kind >> _InputArray::KIND_SHIFT));
+    if (out.fixedType() && out.type() != type)
+        CV_Error_(Error::StsUnsupportedFormat, ("%s has the fixed type %s (e.g. a Mat_<T>), but the result is %s",
+                                                name, typeToString(out.type()).c_str(), typeToString(type).c_str()));
+    if (out.fixedSize() && size.width >= 0 && out.size() != size)
+        CV_Error_(Error::StsBadSize, ("%s has the fixed size %dx%d, but the result is %dx%d", name,
+                                      out.size().width, out.size().height, size.width, size.height));
+}
+
+void checkResultSize(OutputArray out, const char* name, Size size)
+{
+    if (out.needed() && out.fixedSize() && out.size() != size)
+        CV_Error_(Error::StsBadSize, ("%s has the fixed size %dx%d (cols x rows), but the result is %dx%d: "
+                                      "%d labels", name, out.size().width, out.size().height, size.width,
+                                      size.height, size.height));
+}
+
+} // namespace
+
+const AlgorithmRow& checkArguments(InputArray image, OutputArray labels, OutputArray stats, OutputArray centroids,
+                                   int connectivity, int ltype, int algorithm)
+{
+    if (image.empty())
+        CV_Error(Error::StsBadArg, "image is empty: expected a non-empty CV_8UC1 or CV_8SC1 image");
+    const int type = image.type();
+    if (type != CV_8UC1 && type != CV_8SC1)
+        CV_Error_(Error::StsUnsupportedFormat,
+                  ("image must be CV_8UC1 or CV_8SC1 (one 8-bit channel), got %s", typeToString(type).c_str()));
+    const Size size = image.size();
+    if (static_cast<long long>(size.width) * size.height > INT_MAX - 1)
+        CV_Error_(Error::StsOutOfRange, ("image has %lld pixels: at most %d are supported",
+                                         static_cast<long long>(size.width) * size.height, INT_MAX - 1));
+    if (connectivity != 4 && connectivity != 8)
+        CV_Error_(Error::StsBadArg, ("connectivity must be 4 or 8, got %d", connectivity));
+    if (ltype != CV_32S && ltype != CV_16U)
+        CV_Error_(Error::StsUnsupportedFormat,
+                  ("ltype must be CV_32S or CV_16U, got %s", typeToString(ltype).c_str()));
+
+    const int resolved = algorithm == CCA_DEFAULT ? defaultAlgorithm(connectivity) : algorithm;
+    const AlgorithmRow* row = findAlgorithmRow(resolved);
+    if (!row)
+        CV_Error_(Error::StsBadArg, ("algorithm %d is not one of cv::cuda::CCAAlgorithmTypes", algorithm));
+    if (!row->supports(connectivity))
+        CV_Error_(Error::StsBadArg, ("algorithm %s does not support connectivity %d", row->name, connectivity));
+
+    checkOutputObject(labels, "labels", ltype, size);
+    checkOutputObject(stats, "stats", CV_32SC1, Size(-1, -1));
+    checkOutputObject(centroids, "centroids", CV_64FC1, Size(-1, -1));
+
+    const ByteRange in = image.kind() == _InputArray::CUDA_GPU_MAT ? rangeOf(image.getGpuMat()) : ByteRange();
+    checkNoOverlap(in, labels, "labels");
+    checkNoOverlap(in, stats, "stats");
+    checkNoOverlap(in, centroids, "centroids");
+    return *row;
+}
+
+void checkLabelCount(int labelCount, int ltype, OutputArray stats, OutputArray centroids)
+{
+    if (ltype == CV_16U && labelCount - 1 > USHRT_MAX)
+        CV_Error_(Error::StsOutOfRange,
+                  ("labels: the image has %d labels (background included), more than CV_16U can hold (65536); "
+                   "use ltype = CV_32S",
+                   labelCount));
+    checkResultSize(stats, "stats", Size(CC_STAT_MAX, labelCount));
+    checkResultSize(centroids, "centroids", Size(2, labelCount));
+}
+
+}}} // namespace cv::cuda::cudacca

@@ -1,0 +1,26 @@
+// This file is part of cudacca, an OpenCV extra module.
+// It is subject to the license terms in the LICENSE file found in the top-level directory.
+
+// Validation of connectedComponentsWithStats' arguments, in one place. Everything the caller passes is
+// checked before any device work; a wrong argument raises cv::Exception naming it and what was expected.
+
+#ifndef CUDACCA_ARGUMENTS_HPP
+#define CUDACCA_ARGUMENTS_HPP
+
+#include "opencv2/core.hpp"
+
+#include "algorithm_list.hpp"
+
+namespace cv { namespace cuda { namespace cudacca {
+
+/** Checks every argument that can be checked before the labeling; returns the algorithm's row
+(CCA_DEFAULT resolved). */
+const AlgorithmRow& checkArguments(InputArray image, OutputArray labels, OutputArray stats, OutputArray centroids,
+                                   int connectivity, int ltype, int algorithm);
+
+/** Checks what only the number of labels decides: CV_16U capacity, fixed sizes of stats and centroids. */
+void checkLabelCount(int labelCount, int ltype, OutputArray stats, OutputArray centroids);
+
+}}} // namespace cv::cuda::cudacca
+
+#endif

@@ -1,0 +1,42 @@
+// This file is part of cudacca, an OpenCV extra module.
+// It is subject to the license terms in the LICENSE file found in the top-level directory.
+
+// Factories of every row of algorithm_list.hpp: each labeling or analysis namespace named there defines
+// createLabeling() / createAnalysis() in its .cu file; the declarations below come from the list itself.
+
+#include "precomp.hpp"
+#include "registry.hpp"
+
+namespace cv { namespace cuda { namespace cudacca {
+
+#define CUDACCA_DECLARE_STAGES(id, labeling4, labeling8, analysisNs) \
+    namespace labeling4 { Labeling* createLabeling(); }            \
+    namespace labeling8 { Labeling* createLabeling(); }            \
+    namespace analysisNs { Analysis* createAnalysis(); }
+CUDACCA_ALGORITHMS(CUDACCA_DECLARE_STAGES)
+#undef CUDACCA_DECLARE_STAGES
+
+namespace none { Labeling* createLabeling() { return nullptr; } }   // the row does not support it
+namespace shared { Analysis* createAnalysis() { return nullptr; } } // relabelAndAccumulate accumulates
+
+AlgorithmInstance instantiate(const AlgorithmRow& row, int connectivity)
+{
+    CV_Assert(row.supports(connectivity));
+    AlgorithmInstance a;
+    switch (row.id)
+    {
+#define CUDACCA_INSTANTIATE(id, labeling4, labeling8, analysisNs)                                        \
+    case id:                                                                                           \
+        a.labeling.reset(connectivity == 4 ? labeling4::createLabeling() : labeling8::createLabeling()); \
+        a.analysis.reset(analysisNs::createAnalysis());                                                \
+        break;
+        CUDACCA_ALGORITHMS(CUDACCA_INSTANTIATE)
+#undef CUDACCA_INSTANTIATE
+    default:
+        CV_Error_(Error::StsInternal, ("cudacca: no factory for algorithm %d", row.id));
+    }
+    CV_Assert(a.labeling);
+    return a;
+}
+
+}}} // namespace cv::cuda::cudacca
