@@ -39,15 +39,19 @@ public:
 };
 
 /** A Labeling that keeps nothing between calls: one function. */
-template <void (*kLabel)(const BinaryImage&, const LabelForest&, int connectivity, cudaStream_t)>
-class StatelessLabeling : public Labeling
+class FunctionLabeling : public Labeling
 {
 public:
+    typedef void (*Function)(const BinaryImage&, const LabelForest&, int connectivity, cudaStream_t);
+    explicit FunctionLabeling(Function f) : f_(f) {}
     void label(const BinaryImage& image, const LabelForest& forest, int connectivity, bool /*wantStats*/,
                cudaStream_t stream) override
     {
-        kLabel(image, forest, connectivity, stream);
+        f_(image, forest, connectivity, stream);
     }
+
+private:
+    Function f_;
 };
 
 }}} // namespace cv::cuda::cudacca

@@ -8,14 +8,10 @@
 // Every image comes from one 64-bit image seed, which also decides how the call is made (input GpuMat,
 // ROI of a larger GpuMat with garbage around it, or host Mat; CV_8U or CV_8S; label type; outputs as
 // GpuMat, ROI of a poisoned GpuMat whose margin must stay untouched, host Mat or noArray()).
-// A failure prints its image seed. Environment:
-//   CUDACCA_TEST_SEED=<n>        base seed of the run (image seeds derive from it); printed
-//   CUDACCA_FUZZ_IMAGES=<n>      images in DifferentialAgainstCpu (default 300; the GPU run uses 100000+)
-//   CUDACCA_FUZZ_SECONDS=<s>     stop after s seconds (0: no limit); the count reached is printed
-//   CUDACCA_FUZZ_ALGOS_PER_IMAGE=<k>  each image runs k algorithms drawn at random (0: all; default)
-//   CUDACCA_FUZZ_THREADS=<n>     host threads (default: hardware threads, at most 16)
-//   CUDACCA_FUZZ_REPLAY=<seed>   run just that image seed, verbosely (RegressionSeeds test)
-// A seed that ever failed goes into kRegressionSeeds below, so that it runs in every accuracy run.
+// A failure prints its image seed. A seed that ever failed goes into kRegressionSeeds below, so that it
+// runs in every accuracy run.
+// Environment (defaults and meanings at envInt): CUDACCA_TEST_SEED and
+// CUDACCA_FUZZ_{IMAGES, SECONDS, ALGOS_PER_IMAGE, THREADS, REPLAY}.
 
 #include "test_precomp.hpp"
 
@@ -44,6 +40,14 @@ static uint64_t splitmix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
+/** An integer from the environment (strtoll, base 0: decimal or 0x...), dflt when unset or empty. The
+environment this file reads:
+  CUDACCA_TEST_SEED=<n>        base seed of the run (image seeds derive from it); printed; read by testSeed
+  CUDACCA_FUZZ_IMAGES=<n>      images in DifferentialAgainstCpu (default 300; the GPU run uses 100000+)
+  CUDACCA_FUZZ_SECONDS=<s>     stop after s seconds (0: no limit); the count reached is printed
+  CUDACCA_FUZZ_ALGOS_PER_IMAGE=<k>  each image runs k algorithms drawn at random (0: all; default)
+  CUDACCA_FUZZ_THREADS=<n>     host threads (default: hardware threads, at most 16)
+  CUDACCA_FUZZ_REPLAY=<seed>   run just that image seed, verbosely (RegressionSeeds test) */
 static long long envInt(const char* name, long long dflt)
 {
     const char* v = std::getenv(name);

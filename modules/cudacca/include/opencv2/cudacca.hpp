@@ -26,12 +26,17 @@ namespace cv { namespace cuda {
 
 /** @brief Labeling algorithms of cv::cuda::connectedComponentsWithStats.
 
-Every algorithm gives the same result; they differ in speed. The names do not clash with cudaimgproc's
-cv::cuda::ConnectedComponentsAlgorithmsTypes (CCL_DEFAULT, CCL_BKE).
+Every algorithm gives the same result; they differ in speed and memory. The names do not clash with
+cudaimgproc's cv::cuda::ConnectedComponentsAlgorithmsTypes (CCL_DEFAULT, CCL_BKE).
+
+Work is linear in the number of pixels for the direct algorithms; the iterative ones (CCA_OLE, CCA_RCU)
+repeat rounds until nothing changes. Temporary device memory, unless a row says more: 36 bytes per label
+and a few bytes per 1024 pixels when the labels are a CV_32S GpuMat; 4 bytes per pixel more (an int32
+label forest) for CV_16U or host labels; the FLSL family adds 1 bit per pixel.
 
 | value | algorithm | connectivity | source |
 |---|---|---|---|
-| CCA_DEFAULT | the fastest full CCA measured: CCA_FLSL_CD, for both connectivities (fastest or within 1 % of the fastest at every granularity on an H100, 8192x8192; doc/verification.md has the figures) | 4, 8 | |
+| CCA_DEFAULT | CCA_FLSL_CD, for both connectivities (the choice and its measurements: doc/benchmarks.md in the cudacca repository) | 4, 8 | |
 | CCA_UF | direct union-find: local merge in shared memory, border merge, compression | 4, 8 | Oliveira and Lotufo 2010, as described in Bolelli et al. 2024, section III-B-1 |
 | CCA_BKE | direct, on 2x2 blocks: each block linked to its first connected neighbour block, compression, the remaining unions, compression, final labeling | 8 | Allegretti, Bolelli and Grana 2019 (BKE), as described in Bolelli et al. 2024, section III-B-9 |
 | CCA_BUF | direct union-find on 2x2 blocks: initialization, unions of connected neighbour blocks, compression, final labeling | 8 | Allegretti, Bolelli and Grana 2019 (BUF), as described in Bolelli et al. 2024, section III-B-8 |
@@ -42,17 +47,17 @@ cv::cuda::ConnectedComponentsAlgorithmsTypes (CCL_DEFAULT, CCL_BKE).
 | CCA_FLSL | direct, full runs: each row's runs found by a warp (ballot, compress-store), one thread per run unites it with the touching runs of the neighbour rows; statistics accumulated once per full run after labeling | 4, 8 | Lemaitre et al. 2021, section 3.1 and Algorithm 1 |
 | CCA_FLSL_CD | CCA_FLSL whose statistics updates first meet, per warp, the other runs of the same component (__match_any_sync) and are reduced to one leader: fewer conflicting atomics past the percolation threshold | 4, 8 | Lemaitre et al. 2021, section 3.3 and Algorithm 3 |
 | CCA_FLSL_OTF | CCA_FLSL whose run features move to the surviving root while components merge (on-the-fly merge); the statistics step then only gathers the roots. Waits once more for the stream, to size its per-run feature table (up to 16 bytes per pixel) | 4, 8 | Lemaitre et al. 2021, section 3.2 and Algorithm 2 |
-| CCA_TMK | labeling by CCA_BKE (8-connectivity) or CCA_KE (4), then the tree-merge feature extraction: one feature node per pixel pair, nodes merged into binary trees keyed by label (in shared memory, then in global memory with doubling group sizes, equal labels merged without atomics), tree sizes, and a balancing step that packs the valid nodes at the front of the array, so that only N - 1 nodes are left to copy. Slower than the run-based analyses on large images, as the paper found. Temporary device memory: about 34 bytes per pixel plus 64 per component (at 2^31 pixels about 73 GB plus the outputs: an 80 GB GPU holds it only for images with few components; otherwise cv::Error::StsNoMem) | 4, 8 | Windisch et al. 2023, section 3.2 |
+| CCA_TMK | labeling by CCA_BKE (8-connectivity) or CCA_KE (4), then the tree-merge feature extraction: one feature node per pixel pair, nodes merged into binary trees keyed by label (in shared memory, then in global memory with doubling group sizes, equal labels merged without atomics), tree sizes, and a balancing step that packs the valid nodes at the front of the array, so that only N - 1 nodes are left to copy. Temporary device memory: about 34 bytes per pixel plus 64 per component; cv::Error::StsNoMem when the device cannot hold it | 4, 8 | Windisch et al. 2023, section 3.2 |
 */
 enum CCAAlgorithmTypes
 {
-    CCA_DEFAULT = 0, //!< The fastest measured: CCA_FLSL_CD (both connectivities).
+    CCA_DEFAULT = 0, //!< CCA_FLSL_CD (both connectivities).
     CCA_UF      = 1, //!< Union-find with shared-memory local merge (Oliveira and Lotufo).
     CCA_BKE     = 2, //!< Block-based Komura equivalence on 2x2 blocks (Allegretti et al.). 8-connectivity only.
     CCA_BUF     = 3, //!< Block-based union-find on 2x2 blocks (Allegretti et al.). 8-connectivity only.
     CCA_KE      = 4, //!< Komura equivalence: direct, neighbour-linked initialization (Komura; Allegretti et al.).
     CCA_OLE     = 5, //!< Kalentev et al.'s label equivalence: iterative, no atomics.
-    CCA_RCU     = 6, //!< Kalentev et al.'s Row-Col Unify: iterative directional propagation (slow on dense images).
+    CCA_RCU     = 6, //!< Kalentev et al.'s Row-Col Unify: iterative directional propagation; rounds grow with the image side.
     CCA_HA      = 7, //!< Hennequin et al.'s run-based HA4 (4-connectivity) / HA8 (8-connectivity).
     CCA_FLSL    = 8, //!< Lemaitre et al.'s full-line segment labeling; statistics per full run.
     CCA_FLSL_CD = 9, //!< CCA_FLSL with conflict detection in the statistics (warp-level reduction per component).

@@ -1,22 +1,15 @@
 // This file is part of cudacca, an OpenCV extra module.
 // It is subject to the license terms in the LICENSE file found in the top-level directory.
 
-// The shared analysis stage, used by every labeling algorithm (doc/design.md):
-//
-//  compressAndRank      One warp per SEGMENT of 1024 consecutive raster pixels. Flattens each pixel's
-//                       path to its root (the Compression kernel of Bolelli et al. 2024, III-B-1) and
-//                       ranks the roots of its segment with a ballot, writing -(rank + 1) into the root's
-//                       slot. Then an exclusive scan of the per-segment root counts (CUB) gives each
-//                       segment's offset. Roots are first pixels in raster order, so offset + rank + 1
-//                       is exactly the CPU's (CCL_SAUF) label.
-//  relabelAndAccumulate Same segments. Each pixel reads its root's slot and writes its final label. The
-//                       statistics ride on this pass: a row run of equal labels inside a 32-pixel chunk
-//                       is found with one ballot and accumulated with one set of atomics by its first
-//                       lane; a run that reaches the chunk's end stays open in registers and merges with
-//                       the next chunk (full-run accumulation in the spirit of Lemaitre et al. 2021,
-//                       section 3.1), so a run costs one atomic set per segment, not one per pixel.
-//                       The background is reduced per block and added once per block.
-//  finalizeStatistics   One thread per label: the CPU's layout, with the CPU's arithmetic for centroids.
+// The shared analysis stage, used by every labeling algorithm (doc/design.md): from the LabelForest to
+// OpenCV's labels, statistics and centroids.
+//  compressAndRank      one warp per SEGMENT of 1024 raster pixels: flattens each path to its root (the
+//                       Compression of Bolelli et al. 2024, III-B-1) and ranks the segment's roots; a
+//                       CUB scan of the segments' root counts then makes offset + rank + 1 the CPU's label.
+//  relabelAndAccumulate same segments: every pixel writes its final label; the statistics ride on this
+//                       pass, one set of atomics per row run (Lemaitre et al. 2021, section 3.1).
+//  finalizeStatistics   one thread per label: the CPU's layout, with the CPU's arithmetic for centroids.
+// Details: doc/algorithms.md, section "Shared analysis".
 
 #include <climits>
 

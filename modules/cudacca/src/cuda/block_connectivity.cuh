@@ -2,37 +2,23 @@
 // It is subject to the license terms in the LICENSE file found in the top-level directory.
 
 // The 2x2-block machinery shared by the block-based algorithms of Allegretti et al. 2019 (BUF in
-// buf_labeling.cu, BKE in bke_labeling.cu; Bolelli et al. 2024, sections III-B-8 and III-B-9). 8-connectivity
-// only: in a 2x2 block any two foreground pixels are 8-neighbours, so a block is one node of the
-// union-find forest.
-//
-// A block (by, bx) covers the pixels   a = (2by, 2bx)      b = (2by, 2bx + 1)
-//                                      c = (2by + 1, 2bx)  d = (2by + 1, 2bx + 1)
-// (b, d are missing in the last block column when cols is odd; c, d in the last block row when rows is
-// odd). Its neighbours of the half-neighbourhood are NW, N, NE and W.
-//
-// Node names (KEYS). A block is named by the pitched index of its first foreground pixel in raster order
-// (a, b, c, d in that order), not by its top-left corner. Union by atomicMin on keys then leaves as root
-// of each component the block whose first pixel is the component's raster-first pixel, which is the
-// root the LabelForest contract asks for (contracts.hpp). With corner indices instead, a component
-// whose first block has only bottom-row pixels could get a root right of its first pixel.
-//
-// State during labeling, all inside the forest buffer (no other device memory):
-//   SLOT   the forest element of the block's top-left pixel a: the block's parent key + 1, 0 for an
-//          empty block. A key k finds its block's slot as (k / ld rounded down to even) * ld + (k % ld
-//          rounded down to even): blockSlot() does it with a multiply instead of a division.
-//   INFO   the element right of the slot (b) if the block has one, else the one below it (c); a 1x1
-//          block (bottom-right corner, rows and cols odd) has none. Bits 0-3: which of a, b, c, d are
-//          foreground (kPixelA...); bits 4-7: BKE's edges left for its Reduce step (kEdgeN, NE, W << 4).
-// The final pass of each algorithm overwrites all four pixels of every block.
+// buf_labeling.cu, BKE in bke_labeling.cu; Bolelli et al. 2024, sections III-B-8 and III-B-9), with the
+// kernels they share (Initialization frame, Compression, FinalLabeling). 8-connectivity only: in a 2x2
+// block any two foreground pixels are 8-neighbours, so a block is one node of the union-find forest.
+// Key idea: a block is named by the pitched index of its first foreground pixel (its KEY), so union by
+// atomicMin leaves the component's raster-first pixel as root (the LabelForest contract). All state lives
+// in the forest: SLOT, pixel a's element (parent key + 1, 0 for an empty block), and INFO, pixel b's
+// element, else c's (bits 0-3: foreground pixels, kPixelA...; bits 4-7: BKE's edges left for Reduce).
+// Block layout, keys, SLOT and INFO in full: doc/algorithms.md, section "2x2 blocks".
 
 #ifndef CUDACCA_BLOCK_CONNECTIVITY_CUH
 #define CUDACCA_BLOCK_CONNECTIVITY_CUH
 
 #include <cstdint>
-#include <type_traits>
 
 #include "../contracts.hpp"
+#include "../labeling.hpp"
+#include "cuda_check.hpp"
 #include "union_find.cuh"
 
 namespace cv { namespace cuda { namespace cudacca {
@@ -318,6 +304,20 @@ __device__ __forceinline__ unsigned loadInfo(const LabelForest& f, const Block& 
     return static_cast<unsigned>(f.data[blk.right ? blk.slot + 1 : blk.slot + f.ld]);
 }
 
+/** Union of the block (a node of its tree with key `self`) with each neighbour block in `edges` (kEdge* bits),
+in the order NW, N, NE, W (both algorithms' union steps). Slots only ever hold keys of nodes of the right
+trees, so a neighbour's slot value - 1 is one; the walks use plain loads (union_find.cuh says why). */
+__device__ __forceinline__ void uniteWithNeighbours(const LabelForest& f, const Block& blk, int self, unsigned edges,
+                                                    const BlockSlot& slot)
+{
+    const int* parent = f.data;
+    const unsigned inOrder[4] = { kEdgeNW, kEdgeN, kEdgeNE, kEdgeW };
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+        if (edges & inOrder[i])
+            unite(f.data, self, parent[neighbourSlot(blk, inOrder[i], f.ld)] - 1, slot);
+}
+
 /** Compression (both algorithms): the block's SLOT <- its root's key + 1. Only for passes where no union
 runs: other threads rewrite only their own slots, always to an ancestor, and roots do not change, so
 SLOT and INFO can be read with plain loads, and a root is recognized by its own key without reading
@@ -371,6 +371,20 @@ __device__ __forceinline__ void writeBlockLabels(const LabelForest& f, const Blo
     }
 }
 
+/** Initialization (both algorithms), one thread per block: reads the block's pixels and writes only its
+own SLOT and INFO, as Init::values(img, f, blk, slotValue, info) decides: no race. */
+template <bool kPairs, class Init>
+__global__ void blockInitKernel(const BinaryImage img, const LabelForest f, int tilesPerRow)
+{
+    Block blk;
+    if (!threadBlock(f, tilesPerRow, blk))
+        return;
+    int slotValue = 0;
+    unsigned info = 0;
+    Init::values(img, f, blk, slotValue, info);
+    storeSlotAndInfo<kPairs>(f, blk, slotValue, info);
+}
+
 /** Compression (both algorithms), one thread per block: the block's slot <- its root's key + 1. */
 template <bool kPairs>
 __global__ void blockCompressKernel(const LabelForest f, int tilesPerRow, const BlockSlot slot)
@@ -393,15 +407,56 @@ __global__ void blockFinalLabelingKernel(const LabelForest f, int tilesPerRow)
 
 } // namespace device
 
-/** Calls f(std::integral_constant<bool, forestPairsAligned(forest)>): the kernels' kPairs. */
-template <typename F>
-void withPairAccess(const LabelForest& forest, F&& f)
+/** One launch of the block kernels over the forest: a thread per 2x2 block, tiles of kBlockTileW x kBlockTileH
+threads, and the slot mapping of the forest's stride. */
+struct BlockPass
 {
-    if (forestPairsAligned(forest))
-        f(std::integral_constant<bool, true>());
-    else
-        f(std::integral_constant<bool, false>());
+    BlockLaunch launch;
+    dim3 threads;
+    device::BlockSlot slot;
+};
+
+inline BlockPass blockPassFor(const LabelForest& f)
+{
+    BlockPass p;
+    p.launch = blockLaunchFor(f.rows, f.cols);
+    p.threads = dim3(kBlockTileW, kBlockTileH);
+    p.slot.div = makeStrideDivider(f.ld);
+    return p;
 }
+
+/** Launches a block kernel over the whole forest (`step` names it in errors). */
+template <typename... Params, typename... Args>
+void launchBlocks(const BlockPass& p, void (*kernel)(Params...), const char* step, cudaStream_t stream, Args... args)
+{
+    kernel<<<p.launch.tiles, p.threads, 0, stream>>>(args...);
+    checkLaunch(step);
+}
+
+/** The last two steps of both algorithms, once every union is made: Compression, then FinalLabeling. */
+template <bool kPairs>
+void compressAndWriteBlockLabels(const BlockPass& p, const LabelForest& f, cudaStream_t stream)
+{
+    launchBlocks(p, device::blockCompressKernel<kPairs>, "block compression", stream, f, p.launch.tilesPerRow, p.slot);
+    launchBlocks(p, device::blockFinalLabelingKernel<kPairs>, "block final labeling", stream, f, p.launch.tilesPerRow);
+}
+
+/** Defines name::createLabeling() for a block labeling (8-connectivity, the rows' only one) that is one host
+function template run<kPairs>(const BinaryImage&, const LabelForest&, cudaStream_t); kPairs is
+forestPairsAligned(forest), decided once per call. */
+#define CUDACCA_BLOCK_LABELING(name, run)                                                                \
+    namespace name {                                                                                    \
+    Labeling* createLabeling()                                                                          \
+    {                                                                                                   \
+        return new FunctionLabeling([](const BinaryImage& image, const LabelForest& forest, int /*8*/,  \
+                                       cudaStream_t stream) {                                           \
+            if (forestPairsAligned(forest))                                                             \
+                run<true>(image, forest, stream);                                                       \
+            else                                                                                        \
+                run<false>(image, forest, stream);                                                      \
+        });                                                                                             \
+    }                                                                                                   \
+    }
 
 }}} // namespace cv::cuda::cudacca
 

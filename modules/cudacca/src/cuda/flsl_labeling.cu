@@ -3,76 +3,14 @@
 
 // FLSL: Full-Line Segment Labeling, the GPU connected component ANALYSIS of Lemaitre, Hennequin and
 // Lacassagne 2021 ("Taming voting algorithms on GPUs for an efficient connected component analysis
-// algorithm", ICASSP 2021), with its three ways of merging the features of the runs into their components:
-//   RunFeatureMerge::Atomic             FLSL      (section 3.1): one set of atomics per FULL run, after labeling;
-//   RunFeatureMerge::ConflictDetection  FLSL+CD   (section 3.3, Algorithm 3): the runs of one warp that belong
-//                                                 to one component are reduced into a leader first;
-//   RunFeatureMerge::OnTheFly           FLSL+OTF  (section 3.2, Algorithm 2): every run starts with its own
-//                                                 features and they move with each union, so that after the
-//                                                 labeling they already sit at the roots.
-//
-// Steps (one warp per image row in the row kernels, 8 rows per block):
-//   detectRunsKernel      Algorithm 1: the warp reads its row 32 pixels at a time (coalesced), finds the
-//                         run edges with __ballot_sync and a funnel shift, and writes
-//                           - the forest: 0 for background, (start of its run) + 1 for foreground: each run
-//                             is a one-node tree whose node is its start pixel;
-//                           - the row's foreground bitmap (one ballot word per 32 pixels);
-//                           - OTF only: the number of edges of each 32-pixel chunk (scanned into run slots).
-//   uniteRunsKernel       one thread per run (the runs of a row come out of a compress-store, see below):
-//                         union with the adjacent runs of the rows above and below (unite of
-//                         union_find.cuh, atomicMin; or Algorithm 2's on-the-fly merge for OTF).
-//   compressRunNodesKernel each run's node is pointed at its root, so that compressAndRank walks at most
-//                         pixel -> node -> root.
-// Statistics (accumulateStatistics, after the shared relabeling): one warp per row again, one thread per
-// run; Atomic and CD read each run's final label at its start pixel; OTF reads the features at the roots.
-//
-// Where and why this departs from the paper:
-//  - Run table. Algorithm 1 compress-stores the edges into an image-sized RLC table (and the edge ranks
-//    into an image-sized ER table). Here the detection keeps only the 1-bit foreground bitmap (1/32 of the
-//    int forest), and every later pass re-runs the same compress-store (edge mask of a word, rank =
-//    count + __popc(edges & lanes below)) into a 128-entry ring per warp in shared memory, handing the
-//    complete runs out 32 at a time, one per lane (forEachRunRound). Temporary memory: 1 bit per pixel.
-//  - The two passes of a row (detection, then one thread per run) are two kernels: the union of row y needs
-//    rows y-1 and y+1 detected, by other warps.
-//  - Which thread unites which pair. The paper's one thread per run walks every run of the previous row
-//    that overlaps its own (LSL's ER indexing); a run under a comb then makes thousands of unions in one
-//    thread. Here a pair of adjacent runs (rows y-1, y) is united by the thread of the run that STARTS
-//    LATER (the lower run on a tie), so every thread makes at most two unions, both found in O(1):
-//      up link:   the run of row y-1 that starts at or before our start s and touches us: it contains
-//                 pixel s (4-conn), or s-1, else s (8-conn);
-//      down link: the run of row y+1 that starts strictly before s and touches us: it contains s and s-1
-//                 (4-conn), or s-1 (8-conn).
-//    Proof that each adjacent pair is united exactly once: for an adjacent lower run [s,t] and upper run
-//    [s',t'], with 4-connectivity (s <= t' and s' <= t): if s' <= s then s' <= s <= t', the upper run holds
-//    s: the lower run's up link; if s' > s then s < s' <= t, the lower run holds s' and s'-1: the upper
-//    run's down link. With 8-connectivity (s <= t'+1 and s' <= t+1): if s' <= s the upper run holds s-1 or,
-//    if not, starts at s; if s' > s then s <= s'-1 <= t, the lower run holds s'-1. Conversely every link
-//    found is an adjacent pair, and each direction finds at most one run because runs are disjoint.
-//    The node of the run holding pixel q of a neighbouring row is q itself when q starts a run (bitmap),
-//    else forest[q] - 1: the detection wrote it, and no union ever writes a pixel that is not a node.
-//  - A compression of the run nodes after the unions (not in the paper, whose final labeling is its own):
-//    parallel unions can leave long chains (an all-foreground image chains its rows), which the shared
-//    ranking would otherwise walk from every pixel.
-//  - Statistics: the features of CCA are OpenCV's (area, bounding box, sums of x and y with 64-bit sums).
-//    CD's masked reduction (Algorithm 3) reduces area and sum of x; the runs of a warp are one row's, in
-//    increasing x, so a group's min x is its leader's start, its max x the end of its highest lane, and its
-//    y range and sum of y follow from y and the area. The background (label 0) is the complement of the
-//    runs: per row, area = cols - (sum of run lengths), sum x = cols(cols-1)/2 - (sum over the runs), first
-//    and last background pixels from the first and last runs; reduced per block, 7 atomics per block.
-//  - OTF: the features live in a table indexed by RUN SLOT (the run's number in raster order), not by
-//    pixel, so it holds one entry per run: 32 bytes per run (min y is not stored: a root is its component's
-//    raster-first pixel, so min y is the root's row). The slot of a node (run start p = (y, x)) is computed
-//    from the scanned edge counts: slot = (edgesBefore(chunk of x) + edges of that chunk up to x - 1) / 2,
-//    where the chunk's edge mask is rebuilt from its bitmap word and the parity of edgesBefore (the pixel
-//    before the chunk is foreground iff an odd number of edges precede it in the row; previous rows each
-//    contribute an even count). Sizing that table needs the total number of runs on the host: one stream
-//    synchronization after the detection (OTF with statistics only).
-//
-// Temporary device memory (bytes per pixel; W = ceil(cols / 32) words per row):
-//   all three:  the bitmap, rows * W * 4 bytes: 1/8 byte per pixel (+ up to 4 bytes per row);
-//   OTF adds:   edge-count prefix (rows * W + 1) * 4 bytes: 1/8 byte per pixel, CUB scan scratch (during
-//               label() only), and the feature table: 32 bytes per RUN (<= 16 bytes per pixel for a
-//               checkerboard; 8 bytes per pixel at density 50% granularity 1; nothing for a full image).
+// algorithm", ICASSP 2021). Produces a LabelForest whose nodes are the run starts, and the statistics by
+// the paper's three ways of merging the features of the runs into their components:
+//   FLSL      (section 3.1)               one set of atomics per FULL run, after labeling;
+//   FLSL+CD   (section 3.3, Algorithm 3)  a warp's runs of one component are reduced into a leader first;
+//   FLSL+OTF  (section 3.2, Algorithm 2)  the features move with each union and end at the roots.
+// Key idea: one warp per row finds its runs with __ballot_sync (Algorithm 1, detectRunsKernel) and keeps
+// only a 1-bit foreground bitmap; one thread per run then makes at most two unions (uniteRunsKernel).
+// Departures from the paper, proofs and memory: doc/algorithms.md, section "FLSL".
 
 #include <climits>
 
@@ -452,7 +390,23 @@ struct OnTheFlyState
     SlotMap slot;
 };
 
-/** One thread per run (forEachRunRound), at most two unions each: see the header. */
+/** One thread per run (forEachRunRound), at most two unions each. The paper's one thread per run walks
+every run of the previous row that overlaps its own (LSL's ER indexing); a run under a comb then makes
+thousands of unions in one thread. Here a pair of adjacent runs (rows y-1, y) is united by the thread of
+the run that STARTS LATER (the lower run on a tie), so every thread makes at most two unions, both found
+in O(1):
+  up link:   the run of row y-1 that starts at or before our start s and touches us: it contains
+             pixel s (4-conn), or s-1, else s (8-conn);
+  down link: the run of row y+1 that starts strictly before s and touches us: it contains s and s-1
+             (4-conn), or s-1 (8-conn).
+Proof that each adjacent pair is united exactly once: for an adjacent lower run [s,t] and upper run
+[s',t'], with 4-connectivity (s <= t' and s' <= t): if s' <= s then s' <= s <= t', the upper run holds
+s: the lower run's up link; if s' > s then s < s' <= t, the lower run holds s' and s'-1: the upper
+run's down link. With 8-connectivity (s <= t'+1 and s' <= t+1): if s' <= s the upper run holds s-1 or,
+if not, starts at s; if s' > s then s <= s'-1 <= t, the lower run holds s'-1. Conversely every link
+found is an adjacent pair, and each direction finds at most one run because runs are disjoint.
+The node of the run holding pixel q of a neighbouring row is q itself when q starts a run (bitmap),
+else forest[q] - 1: the detection wrote it, and no union ever writes a pixel that is not a node. */
 template <int kConnectivity, bool kOnTheFly>
 __global__ void __launch_bounds__(kRowThreads)
 uniteRunsKernel(const LabelForest forest, const unsigned* bits, int wordsPerRow, const OnTheFlyState otf)
@@ -562,7 +516,8 @@ initRunFeaturesKernel(int rows, int cols, const unsigned* bits, int wordsPerRow,
 /** Statistics of every label from the runs: one warp per row, one thread per run (forEachRunRound).
 Atomic: one set of atomics per run. ConflictDetection: Algorithm 3 first. OnTheFly: the root runs copy
 their slot (one root per label: plain stores). The background of the row is the complement of its runs
-(see the header), reduced per block. */
+(per row: area = cols - (sum of run lengths), sum x = cols(cols-1)/2 - (sum over the runs), first and
+last background pixels from the first and last runs), reduced per block: 7 atomics per block. */
 template <RunFeatureMerge kMerge, typename LabelT>
 __global__ void __launch_bounds__(kRowThreads)
 accumulateRunsKernel(int rows, int cols, const unsigned* bits, int wordsPerRow, const LabelImage labels,

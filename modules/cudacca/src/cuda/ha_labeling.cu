@@ -4,56 +4,14 @@
 // HA4 / HA8: the "hardware accelerated" run-based union-find of Hennequin et al. 2018, as described in
 // Bolelli et al. 2024, section III-B-6 ("Hardware Accelerated 4/8"; HA8 is that section's 8-connected
 // variant), and in Lemaitre et al. 2021, sections 2 and 3.1 (lines processed in 32-pixel pieces per warp,
-// pixels grouped into sub-runs). Three kernels:
-//   StripLabeling - a block of kStripRows warps labels a horizontal strip, one warp per line. The warp
-//                   reads 32 pixels, __ballot_sync gives the line piece's foreground mask, and the runs'
-//                   starts come from bit tricks on it (__clz). A run's first pixel gets its own raster
-//                   index as label (a root); the line mask goes to shared memory, where the warp of the
-//                   next line reads it and unites its runs with the runs above. Then the warps shift 32
-//                   pixels right and go on along the strip, carrying the start of the run that crosses
-//                   the piece border, so runs are whole across pieces and there are no vertical borders.
-//   BorderMerging - unites the runs that touch across the horizontal borders between strips; one
-//                   independent warp per 32-pixel piece of a border line.
-//   FinalLabeling - one warp per 32-pixel piece: the first thread of each sub-run finds the root, a
-//                   shuffle hands it to the sub-run's other threads, every pixel writes it.
-//
-// Union-find nodes. Nodes are pitched pixel indices; union_find.cuh's unite (atomicMin) keeps the smaller
-// index as the root, so each component's root is its raster-first pixel (the LabelForest contract,
-// contracts.hpp). The nodes are the SUB-RUN STARTS: a run's first pixel (its own parent until a
-// union links it) and, where a run crosses into a piece, the piece's first pixel, which StripLabeling
-// points straight at the run's first pixel. Other pixels are not written before FinalLabeling (the
-// buffer holds garbage until then, as in the paper), and FinalLabeling writes root + 1 into every
-// foreground pixel, so the forest it leaves is flat and compressAndRank's flattening is free.
-//
-// Which pairs are united. Runs A (line y) and B (line y - 1) touch, with c the leftmost column where
-// both are foreground, iff c exists (4- and 8-connectivity), or, in 8-connectivity only, B ends just
-// left of A's first pixel or A ends just left of B's first pixel. In the first case c is A's or B's
-// first column; so one union per touching pair:
-//   V (vertical)  X = (y, c) and the pixel above both foreground, and one of them starts its run;
-//   D (diagonal)  X starts its run, the pixel above is background, the upper-left is foreground
-//                 (the review's "merge X to the upper-left pixel if X is a start"), or, mirrored, the
-//                 pixel above starts its run, X is background and X's left neighbour is foreground
-//                 (the review's "merge X to the upper-right pixel if the latter is a start", seen from
-//                 the upper-right pixel's column).
-// StripLabeling applies V and D inside a strip, looking left: at a piece's first column the left
-// neighbours' state comes from the carried run starts, so diagonal contacts across piece borders are
-// not lost. BorderMerging applies V and, for D, the same rules seen from the left column of the
-// diagonal pair (X is foreground, X's right neighbour background and the upper-right pixel starts a
-// run; or the pixel above is foreground, its right neighbour background and X's right neighbour
-// starts a run), so that every union's operands are nodes its warp can name: a sub-run start of its
-// own piece or a run's first pixel.
-//
-// Departures from the paper:
-//   - The review fixes the block width to the warp (32 pixels) and leaves the strip height open; here
-//     strips are kStripRows lines high, the image has any size (lanes past the last column take part in
-//     the ballots as background, all 32 lanes always vote), and the grids are 1D (tall images).
-//   - BorderMerging: the review gives each block 1024-pixel lines and passes the rightmost pixel of a
-//     warp to the next warp through shared memory. Here each warp reads the one pixel left and right
-//     of its piece on both lines itself (the same 32-byte sectors as its neighbours' loads, cache hits)
-//     and unions use sub-run starts, so warps are independent: no shared memory and no barrier, and a
-//     union whose only run start lies in the next piece is made by the warp of the pixel left of it.
-//   - "Start" in V and D means the start of the WHOLE run (BorderMerging checks the pixel left of its
-//     piece), so a run that spans many pieces makes one union per touching run, not one per piece.
+// pixels grouped into sub-runs). Produces a flat LabelForest, in three kernels:
+//   StripLabeling - one warp per line of a kStripRows-line strip: ballots find the runs, which are united
+//                   with the runs of the line above (its mask in shared memory), piece after piece;
+//   BorderMerging - unites the runs that touch across the borders between strips, one warp per piece;
+//   FinalLabeling - one find per sub-run; every foreground pixel gets root + 1.
+// Key idea: the union-find nodes are the sub-run starts only, and each touching pair of runs is united
+// once, by the rules V and D (written above stripLabelingKernel).
+// Departures from the paper and the union-find nodes: doc/algorithms.md, section "HA".
 
 #include "../labeling.hpp"
 #include "launch.hpp"
@@ -90,13 +48,32 @@ __device__ __forceinline__ int runStartColumn(unsigned lineMask, unsigned lanesB
     return (lane == 0 && openStart >= 0) ? openStart : x0 + lane;
 }
 
+// ---- which pairs are united (StripLabeling and BorderMerging) ------------------------------------------
+// Runs A (line y) and B (line y - 1) touch, with c the leftmost column where both are foreground, iff c
+// exists (4- and 8-connectivity), or, in 8-connectivity only, B ends just left of A's first pixel or A ends
+// just left of B's first pixel. In the first case c is A's or B's first column; so one union per touching
+// pair:
+//   V (vertical)  X = (y, c) and the pixel above both foreground, and one of them starts its run;
+//   D (diagonal)  X starts its run, the pixel above is background, the upper-left is foreground
+//                 (the review's "merge X to the upper-left pixel if X is a start"), or, mirrored, the
+//                 pixel above starts its run, X is background and X's left neighbour is foreground
+//                 (the review's "merge X to the upper-right pixel if the latter is a start", seen from
+//                 the upper-right pixel's column).
+// StripLabeling applies V and D inside a strip, looking left: at a piece's first column the left
+// neighbours' state comes from the carried run starts, so diagonal contacts across piece borders are
+// not lost. BorderMerging applies V and, for D, the same rules seen from the left column of the
+// diagonal pair (X is foreground, X's right neighbour background and the upper-right pixel starts a
+// run; or the pixel above is foreground, its right neighbour background and X's right neighbour
+// starts a run), so that every union's operands are nodes its warp can name: a sub-run start of its
+// own piece or a run's first pixel.
+
 /** StripLabeling: block b labels lines b * kStripRows ... + kStripRows - 1, warp threadIdx.y its line,
 sweeping the 32-pixel pieces from left to right. Lines past the image are background: every warp runs
 every piece and reaches every barrier.
 
 Per piece: ballot, node writes (run starts: themselves; a piece's first pixel that continues a run:
 the run's start), the mask and the carried run start to shared memory, one barrier, then the unions
-with the line above (V, and D for 8-connectivity; file header). Every node a union reads was written
+with the line above (V, and D for 8-connectivity; see above). Every node a union reads was written
 before that barrier (this or an earlier piece, this line or the line above), so the finds walk only
 written nodes. The shared slots are double-buffered by piece parity: slot s is written again two pieces
 later, after the next barrier, which the reader reaches only after reading it. */
@@ -317,15 +294,8 @@ void runHa(const BinaryImage& img, const LabelForest& forest, cudaStream_t strea
     checkLaunch("HA final labeling");
 }
 
-void label(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream)
-{
-    withConnectivity(connectivity, [&](auto c) { runHa<decltype(c)::value>(image, forest, stream); });
-}
-
 } // namespace
 
-namespace ha {
-Labeling* createLabeling() { return new StatelessLabeling<label>(); }
-} // namespace ha
+CUDACCA_LABELING_BY_CONNECTIVITY(ha, runHa)
 
 }}} // namespace cv::cuda::cudacca

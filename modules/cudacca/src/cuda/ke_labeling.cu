@@ -2,19 +2,12 @@
 // It is subject to the license terms in the LICENSE file found in the top-level directory.
 
 // KE: Komura equivalence (Komura 2015, 4-connectivity; extended to 8-connectivity by Allegretti et al.
-// 2018), as described in Bolelli et al. 2024, section III-B-3. A direct algorithm in four steps:
-//   Initialization - no single-node trees: every foreground pixel takes as parent its first foreground
-//                    neighbour of the half-neighbourhood in increasing raster order (NW, N, NE, W for 8;
-//                    N, W for 4), or itself when there is none. Plain writes, no atomics.
-//   Compression    - flattens those partial trees (Find, then L[x] = root) so the finds of the
-//                    Reduction are short.
-//   Reduction      - a Merge (section III-B-1) restricted to the neighbours that Initialization did not
-//                    link: union (atomicMin, union_find.cuh) only where no other link already connects
-//                    them (see reductionKernel).
-//   Compression    - the final one is the shared analysis's (compressAndRank flattens every tree).
-// One thread per pixel, in raster order. Every parent has a smaller pitched index (the neighbours of the
-// half-neighbourhood come first in raster order, and union links the larger root under the smaller), so
-// the result is the LabelForest of contracts.hpp. No device memory besides the forest.
+// 2018), as described in Bolelli et al. 2024, section III-B-3. Produces the LabelForest of contracts.hpp
+// (the final Compression is the shared analysis's compressAndRank); no other device memory.
+// Key idea: no single-node trees: every foreground pixel first takes its first foreground neighbour of
+// the half-neighbourhood as parent (plain writes, no atomics); unions only where no link connects yet.
+//   Initialization, Compression, Reduction (see reductionKernel); one thread per pixel.
+// Steps in full and why parents precede children: doc/algorithms.md, section "KE".
 
 #include "../labeling.hpp"
 #include "launch.hpp"
@@ -131,15 +124,8 @@ void runKe(const BinaryImage& img, const LabelForest& forest, cudaStream_t strea
     checkLaunch("KE reduction");
 }
 
-void label(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream)
-{
-    withConnectivity(connectivity, [&](auto c) { runKe<decltype(c)::value>(image, forest, stream); });
-}
-
 } // namespace
 
-namespace ke {
-Labeling* createLabeling() { return new StatelessLabeling<label>(); }
-} // namespace ke
+CUDACCA_LABELING_BY_CONNECTIVITY(ke, runKe)
 
 }}} // namespace cv::cuda::cudacca

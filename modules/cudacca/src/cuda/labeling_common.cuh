@@ -8,6 +8,7 @@
 #define CUDACCA_LABELING_COMMON_CUH
 
 #include "../contracts.hpp"
+#include "../labeling.hpp"
 #include "launch.hpp"
 
 namespace cv { namespace cuda { namespace cudacca {
@@ -43,6 +44,19 @@ __device__ __forceinline__ bool threadPixel(int rows, int cols, int& y, int& x)
 }
 
 } // namespace device
+
+/** Defines name::createLabeling() for a labeling that is one host function template
+run<kConnectivity>(const BinaryImage&, const LabelForest&, cudaStream_t). */
+#define CUDACCA_LABELING_BY_CONNECTIVITY(name, run)                                                      \
+    namespace name {                                                                                    \
+    Labeling* createLabeling()                                                                          \
+    {                                                                                                   \
+        return new FunctionLabeling([](const BinaryImage& image, const LabelForest& forest, int connectivity, \
+                                       cudaStream_t stream) {                                           \
+            withConnectivity(connectivity, [&](auto c) { run<decltype(c)::value>(image, forest, stream); }); \
+        });                                                                                             \
+    }                                                                                                   \
+    }
 
 }}} // namespace cv::cuda::cudacca
 

@@ -3,24 +3,13 @@
 
 // OLE: the label equivalence of Kalentev et al. 2011 ("Connected component labeling on a 2D grid
 // using CUDA", section 2.2 and Listings 1-3; Bolelli et al. 2024 call it OLE, section III-A-4 and
-// Algorithm 3). An iterative algorithm with no separate equivalence array: the labels ARE the
-// references, stored in the forest itself (label = pitched index + 1, 0 = background).
-//   Initialization (Listing 1) - every foreground pixel gets its own index as label: a forest of roots.
-//   Scanning (Listing 3)       - each foreground pixel with label l finds the smallest nonzero label nl
-//                                of its neighbours (4 or 8 of them) and, if nl < l, links the tree of l
-//                                to it: L[l - 1] <- min(L[l - 1], nl). No atomics: see scanKernel.
-//   Analysis (Listing 2)       - each foreground pixel follows its chain of labels to the root and
-//                                stores the root's label (full compression, every round).
-// Scanning + Analysis repeat until a Scanning changes nothing.
-//
-// The paper pads the image with a frame of zeros so that no neighbour read needs a test; we keep the
-// caller's layout (pitched forest, arbitrary ld, any size from 1x1) and test the edges instead.
-// The paper's version is 4-connectivity; with 8 the Scanning looks at the 8 neighbours, nothing else
-// changes.
-//
-// Result: the LabelForest of contracts.hpp, already flat. Every write lowers a node's label below its
-// own index + 1, so parents always have smaller indices, and at convergence every pixel of a component
-// carries the label of its smallest pixel (see labelKalentev).
+// Algorithm 3). Produces a flat LabelForest. An iterative algorithm with no separate equivalence array:
+// the labels ARE the references, stored in the forest itself (label = pitched index + 1, 0 = background).
+//   Initialization (Listing 1) - every foreground pixel gets its own index as label: a forest of roots;
+//   Scanning (Listing 3)       - each pixel links the tree of its label to its smallest neighbour label;
+//   Analysis (Listing 2)       - each pixel follows its chain of labels to the root (full compression).
+// Scanning + Analysis repeat until a Scanning changes nothing (convergence: see runOle).
+// Departures from the paper: doc/algorithms.md, section "OLE".
 
 #include "../labeling.hpp"
 #include "launch.hpp"
@@ -156,6 +145,10 @@ __global__ void analysisKernel(const LabelForest forest, const int* changed)
     });
 }
 
+/** Convergence gives the LabelForest contract: when a Scanning changes nothing, every pair of
+neighbouring foreground pixels has the same label, so a component carries one label r + 1, which the
+Initialization or the previous Analysis made a root's (L[r] == r + 1, r in the component); every label is at most its pixel's
+index + 1, so r is the component's smallest index, its raster-first pixel. */
 template <int kConnectivity>
 void runOle(const BinaryImage& img, const LabelForest& forest, cudaStream_t stream)
 {
@@ -180,19 +173,8 @@ void runOle(const BinaryImage& img, const LabelForest& forest, cudaStream_t stre
         RoundBatches{ kFirstRoundsPerCheck, kMaxRoundsPerCheck }, "OLE", stream);
 }
 
-/** Convergence gives the LabelForest contract: when a Scanning changes nothing, every pair of
-neighbouring foreground pixels has the same label, so a component carries one label r + 1, which the
-Initialization or the previous Analysis made a root's (L[r] == r + 1, r in the component); every label is at most its pixel's
-index + 1, so r is the component's smallest index, its raster-first pixel. */
-void label(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream)
-{
-    withConnectivity(connectivity, [&](auto c) { runOle<decltype(c)::value>(image, forest, stream); });
-}
-
 } // namespace
 
-namespace ole {
-Labeling* createLabeling() { return new StatelessLabeling<label>(); }
-} // namespace ole
+CUDACCA_LABELING_BY_CONNECTIVITY(ole, runOle)
 
 }}} // namespace cv::cuda::cudacca

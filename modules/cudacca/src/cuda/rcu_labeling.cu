@@ -2,54 +2,16 @@
 // It is subject to the license terms in the LICENSE file found in the top-level directory.
 
 // RCU: the Row-Col Unify labeling of Kalentev et al. 2011 ("Connected component labeling on a 2D grid
-// using CUDA", section 2.1, Algorithms 1-5), a directional label propagation. The labels live in the
-// forest itself (label = pitched index + 1, 0 = background):
-//   Initialization    - every foreground pixel gets its own index + 1 as label;
-//   UnifyRow          - every horizontal run of foreground pixels gets the smallest label in it;
-//   UnifyCol          - the same along every column;
-//   host (Algorithm 1) - UnifyRow + UnifyCol, repeated until a round changes nothing.
-// The smallest label of each run is found in shared memory by the paper's reduction cascade
-// (Algorithms 2-5, see unifyRuns): a local array of labels and one of references; the first level
-// pairs neighbouring elements (Algorithm 3); each further level joins two neighbouring groups across
-// their central pair (UnifyRowL, Algorithm 4), then every element takes one step along the references
-// (Update, Algorithm 5).
-//
-// Departures from the paper, whose version handles 1024 x 1024 images and 4-connectivity only:
-//  - The cascade keeps the exact label at each run's root only (the run's first element in the group);
-//    the other elements keep their initial nonzero label as a foreground mark and read the root's label
-//    at the end, through at most two references. Update moves references only. The paper's Update also
-//    copies labels, which other threads read in the same phase; this way no element is written while
-//    another thread reads it, and the cascade has no race at all. Levels inside one warp's 64 elements
-//    synchronize with __syncwarp instead of __syncthreads.
-//  - Any size. A row longer than one chunk (kRowChunk pixels) is walked by one block, chunk after chunk:
-//    the last label of a chunk is carried into the first pixel of the next one, and a backward sweep
-//    then carries each run's minimum back into the runs that end the earlier chunks (backwardCarries).
-//    So one UnifyRow makes every row run uniform, however long: the number of rounds does not grow
-//    with the width. Narrow images pack several rows into one chunk; the cascade never joins across a
-//    row start.
-//  - UnifyCol reads rows, not columns: a block takes a strip of 32 columns and walks down it in tiles
-//    of 32 x 64 pixels, loaded and stored coalesced and transposed through shared memory; one warp runs
-//    the cascade on one column of the tile; carries between tiles as for rows.
-//  - 8-connectivity: the same strip kernel also walks the two diagonal directions (a pixel's line
-//    continues at (y + 1, x + 1), resp. (y + 1, x - 1)), so a round is UnifyRow, UnifyCol, UnifyDiag,
-//    UnifyAntiDiag. Rows, columns and the two diagonals are exactly the four kinds of 8-neighbour pairs,
-//    and a round that changes nothing leaves every such pair with equal labels (see labelRowColUnify).
-//    (A column pass taking the minimum over the three pixels above would not be a minimum over runs,
-//    so it would not fit the cascade; with the diagonal passes a diagonal line, like a row or a
-//    column, needs a single round.)
-//  - A chunk whose runs are all uniform already (no neighbouring pair with different labels) skips the
-//    cascade: it would return the labels unchanged. Most chunks do in the later rounds.
-//  - Initialization is fused into the first UnifyRow (it reads the image instead of the labels).
-//  - The host loop queues rounds in batches between checks of the "changed" flag (iterative_labeling.hpp).
-//
-// Result: the LabelForest of contracts.hpp, already flat. Labels only ever decrease, and every label
-// is always the index + 1 of a pixel of the pixel's own component (a label moves only between pixels
-// of one run, i.e. between connected pixels). At convergence every component is uniform, so it carries
-// the label of its smallest pixel, which never changed: the root, its raster-first pixel.
-//
-// Races: none in shared memory (see unifyRuns). In global memory, a directional pass hands every line
-// (row, column, diagonal) to exactly one block, so no pixel is written by one block and read or
-// written by another within a kernel; the passes of a round are ordered by the stream.
+// using CUDA", section 2.1, Algorithms 1-5), a directional label propagation. Produces a flat LabelForest;
+// the labels live in the forest itself (label = pitched index + 1, 0 = background):
+//   Initialization     - every foreground pixel gets its own index + 1 as label;
+//   UnifyRow, UnifyCol - every run along a row, resp. a column, gets its smallest label (8-connectivity
+//                        adds UnifyDiag and UnifyAntiDiag);
+//   host (Algorithm 1) - the passes are repeated until a round changes nothing.
+// Key idea: the smallest label of each run is found in shared memory by the paper's reduction cascade
+// (Algorithms 2-5, see unifyRuns); carries join the chunks of long lines, so the rounds needed do not grow
+// with the width.
+// Departures from the paper, the result and the races: doc/algorithms.md, section "RCU".
 
 #include "../labeling.hpp"
 #include "launch.hpp"
@@ -575,7 +537,17 @@ __global__ void __launch_bounds__(kStripThreads, 2) unifyLinesKernel(const Label
 }
 
 // ---- host -----------------------------------------------------------------------------------------------
+// Races: none in shared memory (see unifyRuns). In global memory, a directional pass hands every line
+// (row, column, diagonal) to exactly one block, so no pixel is written by one block and read or
+// written by another within a kernel; the passes of a round are ordered by the stream.
 
+/** Convergence gives the LabelForest contract. A round that changes nothing leaves every row run, column
+run (and, with 8-connectivity, every diagonal run) uniform: within a chunk the cascade found it uniform,
+the forward carry found each boundary's second label not above the first, and the backward sweep found
+it not below (otherwise a label would have been lowered and the flag set). These are all the neighbour
+pairs, so each component carries one label r + 1 with r in the component (every label is a pixel of
+its own component + 1), and r is the component's smallest index: its own label started at r + 1 and
+can only have been lowered to another pixel of the component + 1, i.e. to at least r + 1. */
 template <int kConnectivity>
 void runRcu(const BinaryImage& img, const LabelForest& forest, cudaStream_t stream)
 {
@@ -628,22 +600,8 @@ void runRcu(const BinaryImage& img, const LabelForest& forest, cudaStream_t stre
         kRoundBatches, "RCU", stream);
 }
 
-/** Convergence gives the LabelForest contract. A round that changes nothing leaves every row run, column
-run (and, with 8-connectivity, every diagonal run) uniform: within a chunk the cascade found it uniform,
-the forward carry found each boundary's second label not above the first, and the backward sweep found
-it not below (otherwise a label would have been lowered and the flag set). These are all the neighbour
-pairs, so each component carries one label r + 1 with r in the component (every label is a pixel of
-its own component + 1), and r is the component's smallest index: its own label started at r + 1 and
-can only have been lowered to another pixel of the component + 1, i.e. to at least r + 1. */
-void label(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream)
-{
-    withConnectivity(connectivity, [&](auto c) { runRcu<decltype(c)::value>(image, forest, stream); });
-}
-
 } // namespace
 
-namespace rcu {
-Labeling* createLabeling() { return new StatelessLabeling<label>(); }
-} // namespace rcu
+CUDACCA_LABELING_BY_CONNECTIVITY(rcu, runRcu)
 
 }}} // namespace cv::cuda::cudacca

@@ -2,70 +2,16 @@
 // It is subject to the license terms in the LICENSE file found in the top-level directory.
 
 // TMK: the Tree Merge Kernel feature extraction of Windisch, Kaever, Juckeland, Bieberle 2023 ("Parallel
-// algorithm for connected-component analysis using CUDA", Algorithms 16(2), 80), section 3.2, as a
-// LabelingAlgorithm that owns its statistics. label() is Playne's block union-find lineage, as the paper's
-// pipeline uses: BKE (labelBlockKomura) for 8-connectivity; for 4, which BKE does not do, KE
-// (labelKomuraEquivalence), faster than UF at 4 on the H100 and free of UF's intentional shared-memory race
-// (racecheck stays silent for TMK). The statistics are
-// then computed from the FINAL label image by building one binary tree of object feature structs (Node, the
-// paper's OFS) whose nodes are the components:
-//
-//   step 1  (3.2.1, Algorithm 1)  initializeAndMergeBlocksKernel: one node per horizontal pixel pair of a
-//           row; label and features of the pair's foreground, valid iff it has any. The same kernel reduces
-//           the background pixels of its pairs into label 0 (mergeBlockBackground, once per block).
-//   step 2a (3.2.2, shared memory) same kernel: the block's 512 nodes are merged level by level in shared
-//           memory (insertIntoTrie), then its valid nodes go to the dense array F and its root to blockRoots.
-//   step 2b (3.2.2, global memory) mergeLevelKernel: one launch per further level, same insertIntoTrie.
-//   step 3  (3.2.3, Algorithm 2)  treeSizesKernel: subtree sizes, one thread per leaf walking up.
-//   step 4  (3.2.4, Algorithm 3)  balanceKernel: each node's pre-order position from the root; the node is
-//           written there in the compact array C, so C[0, N - 1) is the whole tree in pre-order.
-//   step 5  storeStatisticsKernel: one thread per compact node stores its features into its label's
-//           accumulators (labels are unique in the tree: plain stores). Background came from step 1.
-//
-// The tree. A group of nodes is one binary TRIE over the bits of the labels (Algorithm 3, line 7): the root
-// (depth 0) holds any label; the children of a node at depth d are keyed by bit d of the label (clear: left,
-// set: right). Labels in a trie are unique, so a label's place is found by walking its bits from the root;
-// two labels below 2^31 differ in one of bits 0..30, so the depth stays below 32. Merging level s joins the
-// groups T = [i, i + 2^s) and S = [i + 2^s, i + 2^(s+1)) (i a multiple of 2^(s+1)): every valid node of S
-// inserts itself into T's trie. Labels are consecutive integers, so their low bits spread them evenly: the
-// trie's depth is about log2 of its number of labels, whatever the insertion order.
-//
-// Where and why this departs from the paper:
-//  - Row pairs. Algorithm 1 pairs raster pixels (2t, 2t + 1), which straddle two rows when the width is
-//    odd; the two pixels may then have different labels, and its line 12 would give the pair the first
-//    one's. Here a node is the pair ((y, 2k), (y, 2k + 1)) of one row (the last pair of an odd row has one
-//    pixel): two adjacent foreground pixels of a row always have one label, for 4- and 8-connectivity.
-//    Node index = y * ceil(cols / 2) + k; numNodes = rows * ceil(cols / 2) (<= rows * cols < 2^31).
-//  - Insertion per node. The paper moves whole subtrees (cases (a)-(d) of Figure 2) and reinserts the
-//    children cut off in case (d). Here every valid node of S reinserts ITSELF into T's trie and S's own
-//    links are dropped (each node resets its children first): the paper's "cut-off child nodes are
-//    inserted back into the tree by their respective thread", done for all of S. A node either meets
-//    its label in T (case (d): its features are merged non-atomically, it is retired) or claims an empty
-//    child slot with atomicCAS (case (b)). Case (c), an empty T, is the claim of T's root pointer: the
-//    node becomes the root where it is, nothing moves.
-//  - Kernel boundaries instead of cooperative_groups::this_grid().sync() between the global levels and
-//    before balancing: no co-residency limit on the grid.
-//  - The global levels launch one thread per node that is VALID after step 2a (a list built in the same
-//    kernel: one atomicAdd per block for its offset, so blocks appear in completion order and the order
-//    within a block is kept), not one per node. Only valid nodes are written to F: nothing reads the
-//    others (every later pass goes through that list, and links only ever point to valid nodes).
-//  - Algorithm 2 as printed lets the first of two children go on upward with a partial size. Here the size
-//    starts at 1 (the node itself) and every child arriving adds its subtree size with one atomicAdd; at a
-//    node with two children the arrival that reads the initial 1 is the first and stops, the second goes
-//    on with the sum, which is then final. The count of arrivals is thus folded into the size.
-//  - Algorithm 3 moves the nodes in place after a grid sync; here each node is written to a second array C
-//    at its pre-order position, with its links rewritten as positions in C (left child = position + 1,
-//    right child = position + 1 + size of the left subtree, parent = the position met last on the walk),
-//    so C[0, N - 1) is a tree on its own: the paper's single small copy.
-//
-// Temporary device memory (sizeof(Node) = 64 bytes; N - 1 = number of foreground components):
-//   F, the dense feature array of the paper: numNodes nodes, 64 * rows * ceil(cols / 2) bytes: 32 bytes
-//     per pixel (64 for a single column);
-//   the valid list: 4 bytes per node (2 per pixel); block roots: 4 bytes per 512 nodes; a counter;
-//   C, the compact tree: N - 1 nodes, 64 (N - 1) bytes (0 to 32 bytes per pixel: a checkerboard has
-//     N - 1 = pixels / 2).
-//   In all about 34 bytes per pixel + 64 bytes per component; none of it when there is no foreground.
-//   All of it is released (stream-ordered) when accumulateStatistics returns.
+// algorithm for connected-component analysis using CUDA", Algorithms 16(2), 80), section 3.2, as an
+// Analysis: the statistics from the FINAL label image, whichever labeling made it (algorithm_list.hpp
+// pairs it with KE for 4-connectivity and BKE for 8: Playne's block union-find lineage, as in the paper).
+// Key idea: one object feature struct (Node, the paper's OFS) per horizontal pixel pair of a row; groups
+// of nodes are merged level by level into one binary trie over the label bits, whose nodes are then the
+// components, and the balanced trie gives each label its features with a plain store.
+//   step 1 + 2a initializeAndMergeBlocksKernel (3.2.1-3.2.2, Algorithm 1; levels in shared memory),
+//   step 2b mergeLevelKernel (one launch per further level), step 3 treeSizesKernel (3.2.3, Algorithm 2),
+//   step 4 balanceKernel (3.2.4, Algorithm 3), step 5 storeStatisticsKernel.
+// Departures from the paper, proofs and memory: doc/algorithms.md, section "TMK".
 
 
 #include "../device_memory.hpp"
@@ -91,7 +37,8 @@ constexpr int kThreads = 256;                    //!< threads of the later kerne
 constexpr int kNone = -1;                        //!< no node (child, parent, root)
 
 /** An object feature struct (the paper's OFS): a component's features and its place in the tree. Node
-indices are global node indices in F, compact positions in C. */
+indices are global node indices in F, compact positions in C. 64 bytes: F holds one per pixel pair
+(32 bytes per pixel), C one per component (doc/algorithms.md, "TMK", has the whole memory table). */
 struct alignas(16) Node
 {
     ComponentFeatures features;
@@ -192,7 +139,9 @@ __device__ __forceinline__ int claimOrRead(const Tries& tries, int* slot, int j)
 
 /** Section 3.2.2: valid node j of group S (label `label`) enters the trie of group T, whose root pointer is
 *root. Returns true if j is attached (case (b), or case (c): j becomes T's root), false if T held its label
-and j's features were merged there (case (d)): j is then no longer valid.
+and j's features were merged there (case (d)): j is then no longer valid. The trie is keyed by the label
+bits: the children of a node at depth d hold labels with bit d clear (left) or set (right); two labels
+below 2^31 differ in one of bits 0..30, so the depth stays below 32 (doc/algorithms.md, "TMK").
 
 Why this is race-free (racecheck must report nothing for step 2a) and correct:
   - A label is written once, at initialization, before the first barrier; afterwards it is only read.
@@ -223,7 +172,7 @@ __device__ __forceinline__ bool insertIntoTrie(const Tries& tries, int* root, in
         tries.setParent(j, kNone);
         return true;
     }
-    for (int depth = 0;; ++depth) // depth < 32: see the header
+    for (int depth = 0;; ++depth) // depth < 32: labels below 2^31 differ in one of bits 0..30
     {
         if (tries.label(cur) == label) // case (d)
         {

@@ -7,7 +7,7 @@
 //   Merge       - unions across tile borders only, in global memory;
 //   Compression - done by the shared analysis (compressAndRank), which flattens every tree anyway.
 // 8-connectivity adds the diagonal directions to the half-neighbourhood (the review's reference [56]).
-// Output: the LabelForest of contracts.hpp.
+// Output: the LabelForest of contracts.hpp. More: doc/algorithms.md, section "UF".
 
 #include "../labeling.hpp"
 #include "launch.hpp"
@@ -192,15 +192,8 @@ void runUf(const BinaryImage& img, const LabelForest& forest, cudaStream_t strea
     }
 }
 
-void label(const BinaryImage& image, const LabelForest& forest, int connectivity, cudaStream_t stream)
-{
-    withConnectivity(connectivity, [&](auto c) { runUf<decltype(c)::value>(image, forest, stream); });
-}
-
 } // namespace
 
-namespace uf {
-Labeling* createLabeling() { return new StatelessLabeling<label>(); }
-} // namespace uf
+CUDACCA_LABELING_BY_CONNECTIVITY(uf, runUf)
 
 }}} // namespace cv::cuda::cudacca
