@@ -10,6 +10,8 @@
 #   sanitizer  compute-sanitizer memcheck, racecheck, synccheck, initcheck on the representative subset,
 #              per algorithm (CUDACCA_SANITIZE_ALGOS)
 #   large      16384^2, 32768^2 and 46340^2 images against the CPU (CUDACCA_LARGE_TESTS=1)
+#   bench      the cross-library benchmark (cudacca_bench, doc/benchmarks.md) into $OUT/bench, then
+#              perf/peers.py (CuPy) and perf/plot.py's summary; CUDACCA_BENCH_ARGS (e.g. --quick) go to the bench
 # Each device command may run 10 minutes: run fuzz, sanitizer and large as separate commands.
 # Binaries may come from the build tree (default) or from a bundle made by stage_gpu_bundle.sh:
 #   CUDACCA_VERIFY="fuzz" scripts/gpu_verify.sh [bundle dir with bin/ lib/ python/]
@@ -105,6 +107,23 @@ if want large; then
   CUDACCA_LARGE_TESTS=1 "$bin/opencv_test_cudacca" --gtest_filter='CUDACCA_Large.*' \
     --gtest_output=xml:"$out/large.xml" >"$out/large.log" 2>&1 || status=1
   grep -E 'Gpixel|FAILED|OK \]' "$out/large.log" | head -12
+fi
+
+if want bench; then
+  echo "== bench"
+  mkdir -p "$out/bench"
+  bench_bin=$bin/cudacca_bench
+  [ -x "$bench_bin" ] || bench_bin=$root/build/perf/cudacca_bench
+  # keep $out/bench small: the real images saved for peers.py go to /tmp
+  "$bench_bin" --out "$out/bench" --commit "$commit" --data "$root/samples/data" \
+    --inputs-dir /tmp/cudacca-bench-inputs ${CUDACCA_BENCH_ARGS:-} >"$out/bench/bench.log" 2>&1 || status=1
+  grep -E '^\[ (time|stop) \]|MISMATCH|no CUDA' "$out/bench/bench.log" | tail -20
+  if [ -f "$root/perf/peers.py" ]; then
+    python3 "$root/perf/peers.py" --out "$out/bench" >"$out/bench/peers.log" 2>&1 || status=1
+    tail -n 4 "$out/bench/peers.log"
+  fi
+  # summary.md only: the plots are drawn from results.csv afterwards (few files in $out/bench)
+  python3 "$root/perf/plot.py" "$out/bench/results.csv" --out "$out/bench" --no-plots 2>&1 | tail -n 3
 fi
 
 echo

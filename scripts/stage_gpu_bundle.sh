@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Copies what the GPU run needs (test and perf binaries, OpenCV libraries, cv2) into .carry/, stripped,
+# Copies what the GPU run needs (test, perf and benchmark binaries, OpenCV libraries, cv2) into .carry/, stripped,
 # so that it travels to a GPU machine (the device tool carries at most 64 MiB).
 # Usage: scripts/stage_gpu_bundle.sh [build dir, default build]
 set -euo pipefail
@@ -11,6 +11,9 @@ cp "$build"/opencv/bin/opencv_test_cudacca "$build"/opencv/bin/opencv_perf_cudac
 cp -P "$build"/opencv/lib/libopencv_*.so* "$dest/lib/"
 cp "$build"/opencv/lib/python3/cv2*.so "$dest/python/"
 [ -x "$build/samples/cudacca_sample" ] && cp "$build/samples/cudacca_sample" "$dest/bin/"
+# The benchmark (perf/): NPP is not carried, the GPU machine has libnpp*.so.13 in /usr/local/cuda/lib64
+# (in the binary's RUNPATH); libnppif alone would take most of the 64 MiB.
+[ -x "$build/perf/cudacca_bench" ] && cp "$build/perf/cudacca_bench" "$dest/bin/"
 # System libraries of this machine (Debian) that an Ubuntu GPU machine lacks (imgcodecs needs them).
 for so in libjpeg.so.62 libpng16.so.16; do
   # awk reads to the end (no early exit): under pipefail, ldconfig killed by SIGPIPE would stop the script

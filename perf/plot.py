@@ -1,0 +1,344 @@
+#!/usr/bin/env python3
+"""Summary (Markdown) and plots (PNG) of cudacca_bench's results.csv (doc/benchmarks.md).
+
+    python3 perf/plot.py DIR/results.csv [--out doc/benchmarks] [--side 8192] [--no-plots]
+
+Writes OUT/summary.md always (standard library only), and, when matplotlib is importable, OUT/throughput_*.png
+(Gpix/s against density per granularity at --side, default the largest side) and OUT/latency_conn*.png
+(p50 / p99 of the latency variant against the image side). OUT defaults to the CSV's folder. inputs.csv and
+notes.txt next to the CSV name the real images and carry the peers' notes.
+"""
+import argparse
+import csv
+import os
+import sys
+from collections import defaultdict
+
+GRANULARITIES = (1, 4, 16)
+DENSITIES = (5, 25, 50, 60, 75, 95)
+LATENCY_PATTERNS = ((1, 50), (4, 50), (16, 50), (1, 100))
+# Which peer rows compare with which cudacca variant: "full" (with statistics) and "labels" (labels only).
+PEERS = {
+    "full": (("opencv_cpu", "full"), ("npp", "full")),
+    "labels": (("opencv_contrib_bke", "labels"), ("npp", "labels"), ("cupy", "labels")),
+}
+
+
+def read_rows(path):
+    rows = []
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            for k in ("width", "height", "g", "density", "connectivity", "n_labels"):
+                r[k] = int(r[k])
+            for k in ("median_us", "p99_us", "gpix_s"):
+                r[k] = float(r[k])
+            rows.append(r)
+    return rows
+
+
+def read_inputs(path):
+    """(width, height, g, density) -> name of the real image (g = 0)."""
+    names = {}
+    if os.path.exists(path):
+        with open(path, newline="") as f:
+            for i in csv.DictReader(f):
+                if int(i["g"]) == 0:
+                    names[(int(i["width"]), int(i["height"]), 0, int(i["density"]))] = i["name"]
+    return names
+
+
+def pattern(r, names):
+    """'g1 d50', 'full', or the real image's name."""
+    if r["g"] == 0:
+        return names.get((r["width"], r["height"], 0, r["density"]), f"real d{r['density']}")
+    return "full" if r["density"] >= 100 else f"g{r['g']} d{r['density']}"
+
+
+def column(r, names):
+    """Summary column of a row: 'g=1', 'g=4', 'g=16', 'full' or the real image's name."""
+    if r["g"] == 0:
+        return pattern(r, names)
+    return "full" if r["density"] >= 100 else f"g={r['g']}"
+
+
+def series(r):
+    return (r["library"], r["algorithm"], r["variant"])
+
+
+def mean(v):
+    return sum(v) / len(v) if v else float("nan")
+
+
+def fmt(x, digits=2):
+    return "-" if x != x else f"{x:.{digits}f}"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Markdown summary
+
+def mean_table(rows, names, side, conn):
+    """Mean Gpix/s per summary column for every (library, algorithm, variant) but latency."""
+    acc = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        if r["width"] == side and r["connectivity"] == conn and r["variant"] != "latency":
+            acc[series(r)][column(r, names)].append(r["gpix_s"])
+    return acc
+
+
+def columns_of(acc):
+    real = sorted({c for cols in acc.values() for c in cols} - {"g=1", "g=4", "g=16", "full"})
+    return ["g=1", "g=4", "g=16", "full"] + real
+
+
+def best(acc, keys, col):
+    """(mean Gpix/s, series) of the best of `keys` in column col."""
+    cands = [(mean(acc[k][col]), k) for k in keys if acc[k].get(col)]
+    return max(cands) if cands else (float("nan"), None)
+
+
+def headline(acc, cols, variant):
+    """One table row: cudacca's best algorithm / the best peer, per column."""
+    ours = [k for k in acc if k[0] == "cudacca" and k[2] == variant]
+    peers = [k for k in acc if (k[0], k[2]) in PEERS[variant]]
+    cells = []
+    for c in cols:
+        (a, ka), (b, kb) = best(acc, ours, c), best(acc, peers, c)
+        if ka is None or kb is None:
+            cells.append("-")
+        else:
+            cells.append(f"{ka[1]} {a:.1f} / {kb[0]} {kb[1]} {b:.1f} = **{a / b:.1f}x**")
+    return f"| {variant} | " + " | ".join(cells) + " |"
+
+
+def ratio_rows(rows, names, side, conn):
+    """Per input: best cudacca / best peer, for full and for labels."""
+    by_input = defaultdict(list)
+    for r in rows:
+        if r["width"] == side and r["connectivity"] == conn and r["variant"] != "latency":
+            by_input[(r["g"], r["density"])].append(r)
+    out = []
+    for key in sorted(by_input, key=lambda k: (k[0] == 0, k[0], k[1])):
+        rs = by_input[key]
+        cells = [pattern(rs[0], names)]
+        for variant in ("full", "labels"):
+            ours = [r for r in rs if r["library"] == "cudacca" and r["variant"] == variant]
+            peers = [r for r in rs if (r["library"], r["variant"]) in PEERS[variant]]
+            if not ours or not peers:
+                cells += ["-", "-", "-"]
+                continue
+            a = max(ours, key=lambda r: r["gpix_s"])
+            b = max(peers, key=lambda r: r["gpix_s"])
+            cells += [f"{a['algorithm']} {a['gpix_s']:.2f}", f"{b['library']} {b['algorithm']} {b['gpix_s']:.2f}",
+                      f"{a['gpix_s'] / b['gpix_s']:.1f}x"]
+        out.append("| " + " | ".join(cells) + " |")
+    return out
+
+
+def latency_table(rows, side, conn):
+    lat = {(r["algorithm"], r["g"], r["density"]): r for r in rows
+           if r["library"] == "cudacca" and r["variant"] == "latency" and r["width"] == side
+           and r["connectivity"] == conn}
+    if not lat:
+        return []
+    pats = [p for p in LATENCY_PATTERNS if any((a, *p) in lat for a, _, _ in lat)]
+    head = ["full" if d >= 100 else f"g{g} d{d}" for g, d in pats]
+    out = ["| algorithm | " + " | ".join(head) + " |", "|---|" + "---|" * len(head)]
+    for a in sorted({a for a, _, _ in lat}):
+        cells = [f"{lat[(a, *p)]['median_us']:.0f} / {lat[(a, *p)]['p99_us']:.0f}" if (a, *p) in lat else "-"
+                 for p in pats]
+        out.append(f"| {a} | " + " | ".join(cells) + " |")
+    return out
+
+
+def summary(rows, names, notes):
+    first = rows[0]
+    libs = sorted({r["library"] for r in rows})
+    md = [f"# cudacca_bench summary", "",
+          f"GPU {first['gpu']}, commit {first['commit']}, {first['date']}; {len(rows)} rows; libraries: "
+          + ", ".join(libs) + ".", "",
+          "Throughput = pixels / median time of a whole call (doc/benchmarks.md). Columns g=1/4/16: mean over "
+          "the densities 5, 25, 50, 60, 75, 95 % ('*': fewer measured); full: the all-foreground image; "
+          "named columns: real images.", ""]
+    for side in sorted({r["width"] for r in rows}):
+        for conn in (8, 4):
+            acc = mean_table(rows, names, side, conn)
+            if not acc:
+                continue
+            cols = columns_of(acc)
+            md += [f"## {side}x{side}, {conn}-connectivity", "",
+                   "cudacca's best algorithm / the best peer (Gpix/s; full: peers with statistics, i.e. OpenCV "
+                   "CPU and NPP with its Info; labels: contrib BKE, NPP, CuPy):", "",
+                   "| | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols),
+                   headline(acc, cols, "full"), headline(acc, cols, "labels"), "",
+                   "Mean Gpix/s:", "",
+                   "| library | algorithm | variant | " + " | ".join(cols) + " |", "|---|---|---|" + "---|" * len(cols)]
+            for k in sorted(acc, key=lambda k: (k[0] != "cudacca", k[0], k[2], k[1])):
+                cells = []
+                for c in cols:
+                    v = acc[k].get(c, [])
+                    partial = c.startswith("g=") and 0 < len(v) < len(DENSITIES)
+                    cells.append(fmt(mean(v)) + ("*" if partial else ""))
+                md.append(f"| {k[0]} | {k[1]} | {k[2]} | " + " | ".join(cells) + " |")
+            md += ["", "Per input, best cudacca / best peer:", "",
+                   "| input | cudacca full | best peer full | ratio | cudacca labels | best peer labels | ratio |",
+                   "|---|---|---|---|---|---|---|"] + ratio_rows(rows, names, side, conn) + [""]
+            lat = latency_table(rows, side, conn)
+            if lat:
+                md += ["Latency variant (GpuMat labels, host stats and centroids, wall clock): p50 / p99 in us:",
+                       ""] + lat + [""]
+    if notes:
+        md += ["## Notes (notes.txt)", ""] + [f"- {n}" for n in notes[:40]]
+        if len(notes) > 40:
+            md.append(f"- ... {len(notes) - 40} more in notes.txt")
+    return "\n".join(md) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Plots
+
+def style_for(plt, keys):
+    """Colour per cudacca algorithm, black / grey line styles for the peers."""
+    ours = sorted({k for k in keys if k[0] == "cudacca"})
+    cmap = plt.get_cmap("tab20")
+    st = {k: dict(color=cmap(i % 20), lw=1.4, marker="o", ms=3) for i, k in enumerate(ours)}
+    peer_styles = [dict(color="black", ls="--", marker="s"), dict(color="0.45", ls=":", marker="^"),
+                   dict(color="0.25", ls="-.", marker="D"), dict(color="0.6", ls="--", marker="v"),
+                   dict(color="0.1", ls=":", marker="x")]
+    for i, k in enumerate(sorted({k for k in keys if k[0] != "cudacca"})):
+        st[k] = dict(lw=1.6, ms=4, **peer_styles[i % len(peer_styles)])
+    return st
+
+
+def label_of(k):
+    return f"{k[1]}" if k[0] == "cudacca" else f"{k[0]} {k[1]} ({k[2]})"
+
+
+def plot_throughput(plt, rows, names, side, conn, variant, path):
+    keep = [r for r in rows if r["width"] == side and r["connectivity"] == conn and
+            ((r["library"] == "cudacca" and r["variant"] == variant) or (r["library"], r["variant"]) in PEERS[variant])]
+    if not keep:
+        return False
+    keys = sorted({series(r) for r in keep})
+    st = style_for(plt, keys)
+    extra = sorted({column(r, names) for r in keep if r["g"] == 0 or r["density"] >= 100},
+                   key=lambda c: (c != "full", c))
+    fig, axes = plt.subplots(1, 4, figsize=(17, 4.8), sharey=True, gridspec_kw=dict(width_ratios=[3, 3, 3, 2]))
+    for ax, g in zip(axes, GRANULARITIES):
+        for k in keys:
+            pts = sorted((r["density"], r["gpix_s"]) for r in keep if series(r) == k and r["g"] == g
+                         and r["density"] < 100)
+            if pts:
+                ax.plot(*zip(*pts), label=label_of(k), **st[k])
+        ax.set_title(f"granularity {g}")
+        ax.set_xlabel("foreground density (%)")
+        ax.set_xticks(DENSITIES)
+        ax.grid(alpha=0.3)
+    ax = axes[3]
+    for k in keys:
+        xs, ys = [], []
+        for i, c in enumerate(extra):
+            v = [r["gpix_s"] for r in keep if series(r) == k and column(r, names) == c]
+            if v:
+                xs.append(i)
+                ys.append(v[0])
+        if xs:
+            ax.plot(xs, ys, ls="none", **{kk: vv for kk, vv in st[k].items() if kk not in ("ls", "lw")})
+    ax.set_xticks(range(len(extra)))
+    ax.set_xticklabels(extra)
+    ax.set_xlim(-0.5, len(extra) - 0.5)
+    ax.set_title("full image, real images")
+    ax.grid(alpha=0.3)
+    axes[0].set_ylabel("Gpix/s (pixels / median time)")
+    axes[0].set_yscale("log")
+    first = rows[0]
+    fig.suptitle(f"{variant}: {side}x{side}, {conn}-connectivity — {first['gpu']}, {first['commit']}, {first['date']}")
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="center right", fontsize=8)
+    fig.tight_layout(rect=(0, 0, 0.85, 0.95))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def plot_latency(plt, rows, conn, path):
+    lat = [r for r in rows if r["library"] == "cudacca" and r["variant"] == "latency" and r["connectivity"] == conn]
+    if not lat:
+        return False
+    peers = [r for r in rows if r["connectivity"] == conn and (r["library"], r["variant"]) in PEERS["full"]]
+    keys = sorted({series(r) for r in lat + peers})
+    st = style_for(plt, keys)
+    fig, axes = plt.subplots(1, len(LATENCY_PATTERNS), figsize=(17, 4.8), sharey=True)
+    for ax, (g, d) in zip(axes, LATENCY_PATTERNS):
+        for k in keys:
+            pts = sorted((r["width"], r["median_us"], r["p99_us"]) for r in lat + peers
+                         if series(r) == k and r["g"] == g and r["density"] == d)
+            if not pts:
+                continue
+            x, p50, p99 = zip(*pts)
+            ax.plot(x, p50, label=label_of(k) if k[0] == "cudacca" else f"{label_of(k)}, median", **st[k])
+            if k[0] == "cudacca":
+                ax.fill_between(x, p50, p99, color=st[k]["color"], alpha=0.12)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        sides = sorted({r["width"] for r in lat})
+        ax.set_xticks(sides, [str(s) for s in sides])
+        ax.tick_params(axis="x", which="minor", bottom=False, labelbottom=False)
+        ax.set_title("full image" if d >= 100 else f"g{g} d{d}")
+        ax.set_xlabel("image side (px)")
+        ax.grid(alpha=0.3, which="both")
+    axes[0].set_ylabel("latency (us): p50 line, band to p99")
+    first = rows[0]
+    fig.suptitle(f"latency (GpuMat labels, host stats + centroids), {conn}-connectivity — {first['gpu']}, "
+                 f"{first['commit']}, {first['date']}")
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="center right", fontsize=8)
+    fig.tight_layout(rect=(0, 0, 0.85, 0.95))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def draw_plots(rows, names, out, side):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except Exception as e:
+        print(f"plots skipped: matplotlib is not importable ({e})")
+        return []
+    written = []
+    for conn in (8, 4):
+        for variant in ("full", "labels"):
+            p = os.path.join(out, f"throughput_{variant}_conn{conn}_{side}.png")
+            if plot_throughput(plt, rows, names, side, conn, variant, p):
+                written.append(p)
+        p = os.path.join(out, f"latency_conn{conn}.png")
+        if plot_latency(plt, rows, conn, p):
+            written.append(p)
+    return written
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("csv", help="results.csv of cudacca_bench (and perf/peers.py)")
+    ap.add_argument("--out", help="output folder (default: the CSV's folder)")
+    ap.add_argument("--side", type=int, help="image side of the throughput plots (default: the largest)")
+    ap.add_argument("--no-plots", action="store_true", help="write summary.md only")
+    args = ap.parse_args()
+    rows = read_rows(args.csv)
+    if not rows:
+        print(f"{args.csv}: no rows")
+        return 1
+    src = os.path.dirname(os.path.abspath(args.csv))
+    out = args.out or src
+    os.makedirs(out, exist_ok=True)
+    names = read_inputs(os.path.join(src, "inputs.csv"))
+    notes_path = os.path.join(src, "notes.txt")
+    notes = open(notes_path).read().splitlines() if os.path.exists(notes_path) else []
+    with open(os.path.join(out, "summary.md"), "w") as f:
+        f.write(summary(rows, names, notes))
+    written = [] if args.no_plots else draw_plots(rows, names, out, args.side or max(r["width"] for r in rows))
+    print(f"wrote {os.path.join(out, 'summary.md')}" + "".join(f", {os.path.basename(p)}" for p in written))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

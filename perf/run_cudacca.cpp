@@ -1,0 +1,132 @@
+// cudacca_bench: cv::cuda::connectedComponentsWithStats, every selected algorithm, four variants:
+//   full     labels + stats + centroids, GpuMat outputs          (CUDA events around the call, one stream)
+//   labels   stats = centroids = noArray()                        (CUDA events)
+//   stats    labels = noArray()                                   (CUDA events)
+//   latency  GpuMat labels, host Mat stats and centroids          (wall clock incl. synchronization; p50, p99)
+// Each row's last result is checked exactly against the CPU (CCL_SAUF): N, labels, stats, centroids bitwise.
+
+#include "bench.hpp"
+
+#include <opencv2/core/cuda_stream_accessor.hpp>
+#include <opencv2/cudacca.hpp>
+
+#include "algorithm_list.hpp"   // modules/cudacca/src: the one list of cudacca's algorithms
+
+namespace bench {
+
+using cv::cuda::cudacca::AlgorithmRow;
+
+namespace {
+
+struct Outputs
+{
+    cv::cuda::GpuMat labels, stats, centroids;
+    cv::Mat hStats, hCentroids;
+};
+
+enum class Variant { Full, Labels, Stats, Latency };
+
+const char* variantName(Variant v)
+{
+    switch (v)
+    {
+    case Variant::Full: return "full";
+    case Variant::Labels: return "labels";
+    case Variant::Stats: return "stats";
+    default: return "latency";
+    }
+}
+
+//! One call of the variant; returns N.
+int callOnce(Case& c, const AlgorithmRow& a, Variant v, Outputs& o, cv::cuda::Stream& stream)
+{
+    const int conn = c.connectivity;
+    switch (v)
+    {
+    case Variant::Full:
+        return cv::cuda::connectedComponentsWithStats(c.d_img, o.labels, o.stats, o.centroids, conn, CV_32S, a.id, stream);
+    case Variant::Labels:
+        return cv::cuda::connectedComponentsWithStats(c.d_img, o.labels, cv::noArray(), cv::noArray(), conn, CV_32S,
+                                                      a.id, stream);
+    case Variant::Stats:
+        return cv::cuda::connectedComponentsWithStats(c.d_img, cv::noArray(), o.stats, o.centroids, conn, CV_32S, a.id,
+                                                      stream);
+    default:
+        return cv::cuda::connectedComponentsWithStats(c.d_img, o.labels, o.hStats, o.hCentroids, conn, CV_32S, a.id,
+                                                      stream);
+    }
+}
+
+//! Exact comparison of the last call's outputs with the CPU reference; returns what differs ("" if nothing).
+std::string compareWithCpu(Case& c, Variant v, int n, Outputs& o)
+{
+    if (n != c.refN)
+        return cv::format("N = %d, CPU %d", n, c.refN);
+    if (v != Variant::Stats)
+    {
+        long long first = -1;
+        const long long diff = countDifferences(o.labels, c.ensureRefLabels(), &first, c.stream);
+        if (diff)
+            return cv::format("labels: %lld differ, first at raster index %lld", diff, first);
+    }
+    if (v == Variant::Labels)
+        return std::string();
+    cv::Mat stats = o.hStats, centroids = o.hCentroids;
+    if (v != Variant::Latency)
+    {
+        o.stats.download(stats);
+        o.centroids.download(centroids);
+    }
+    std::string d = firstDifference(stats, c.refStats, "stats");
+    return d.empty() ? firstDifference(centroids, c.refCentroids, "centroids (bitwise)") : d;
+}
+
+void runVariant(Case& c, Report& rep, const AlgorithmRow& a, Variant v)
+{
+    cv::cuda::Stream stream = cv::cuda::StreamAccessor::wrapStream(c.stream);
+    Outputs o;
+    int n = -1;
+    auto call = [&] { n = callOnce(c, a, v, o, stream); };
+    Samples s;
+    try
+    {
+        if (v == Variant::Latency)
+            s = timeWall(c.reps.gpuWarmup, c.reps.latency, [&] { call(); stream.waitForCompletion(); });
+        else
+            s = timeGpu(c.stream, c.reps.gpuWarmup, c.reps.gpu, call);
+    }
+    catch (const std::exception& e)
+    {
+        rep.mismatch(cv::format("cudacca %s %s %s: exception: %s", a.shortName(), variantName(v),
+                                c.describe().c_str(), e.what()));
+        return;
+    }
+    Row r = c.baseRow("cudacca", a.shortName(), variantName(v));
+    r.nLabels = n;
+    r.medianUs = s.median();
+    r.p99Us = s.percentile(99);
+    rep.row(r);
+    const std::string diff = compareWithCpu(c, v, n, o);
+    if (!diff.empty())
+        rep.mismatch(cv::format("cudacca %s %s %s: %s", a.shortName(), variantName(v), c.describe().c_str(),
+                                diff.c_str()));
+}
+
+} // namespace
+
+void runCudacca(Case& c, Report& rep, const std::vector<int>& algorithmIds, bool latency)
+{
+    for (int id : algorithmIds)
+    {
+        const AlgorithmRow* a = cv::cuda::cudacca::findAlgorithmRow(id);
+        if (!a || !a->supports(c.connectivity))
+            continue;
+        if (latency)
+            runVariant(c, rep, *a, Variant::Latency);
+        else
+            for (Variant v : { Variant::Full, Variant::Labels, Variant::Stats })
+                runVariant(c, rep, *a, v);
+    }
+}
+
+} // namespace bench
