@@ -114,9 +114,9 @@ if want bench; then
   mkdir -p "$out/bench"
   bench_bin=$bin/cudacca_bench
   [ -x "$bench_bin" ] || bench_bin=$root/build/perf/cudacca_bench
-  # keep $out/bench small: the real images saved for peers.py go to /tmp
+  # keep $out/bench small (few files come back from a device run): the real images for peers.py go to build/
   "$bench_bin" --out "$out/bench" --commit "$commit" --data "$root/samples/data" \
-    --inputs-dir /tmp/cudacca-bench-inputs ${CUDACCA_BENCH_ARGS:-} >"$out/bench/bench.log" 2>&1 || status=1
+    --inputs-dir "$root/build/bench-inputs" ${CUDACCA_BENCH_ARGS:-} >"$out/bench/bench.log" 2>&1 || status=1
   grep -E '^\[ (time|stop) \]|MISMATCH|no CUDA' "$out/bench/bench.log" | tail -20
   if [ -f "$root/perf/peers.py" ]; then
     python3 "$root/perf/peers.py" --out "$out/bench" >"$out/bench/peers.log" 2>&1 || status=1
