@@ -426,8 +426,8 @@ uniteRunsKernel(const LabelForest forest, const unsigned* bits, int wordsPerRow,
     auto link = [&](int p, int q) {
         if (kOnTheFly)
             mergeOnTheFly(parent, otf.features, otf.slot, p, q);
-        else
-            device::unite(parent, p, q);
+        else // plain loads: a stale parent is still an ancestor, and atomicMin decides (union_find.cuh)
+            device::unite(parent, p, q, device::OwnSlot());
     };
     // The node of the run holding the neighbour q: q when q starts a run, else what the detection wrote
     // there (no union writes a pixel that is not a run start, so that read does not race).
@@ -460,9 +460,10 @@ uniteRunsKernel(const LabelForest forest, const unsigned* bits, int wordsPerRow,
 }
 
 /** Points every run node straight at its root, so that compressAndRank walks pixel -> node -> root. One
-thread per bitmap word, for each run starting in it. findRootInlineCompress: no union runs, only this
-thread writes its node, and other threads read it meanwhile (benign: every value written is an ancestor,
-see union_find.cuh); threads walking one long chain (an all-foreground image links row under row) jump
+thread per bitmap word, for each run starting in it. compressSlot with plain loads: no union runs, roots are
+fixed since the union kernel ended (its writes are visible to this launch), only this thread writes its
+node, and every value another thread writes meanwhile is an ancestor, so a stale read still leads to the
+root (union_find.cuh); threads walking one long chain (an all-foreground image links row under row) jump
 along each other's progress. */
 __global__ void __launch_bounds__(kWordThreads)
 compressRunNodesKernel(const LabelForest forest, const unsigned* bits, int wordsPerRow, unsigned totalWords)
@@ -480,7 +481,8 @@ compressRunNodesKernel(const LabelForest forest, const unsigned* bits, int words
     {
         const int b = __ffs(starts) - 1;
         starts &= starts - 1;
-        device::findRootInlineCompress(forest.data, base + b);
+        const int node = base + b;
+        device::compressSlot(forest.data, node, forest.data[node] - 1, device::OwnSlot());
     }
 }
 

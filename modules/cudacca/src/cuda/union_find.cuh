@@ -87,7 +87,7 @@ __device__ __forceinline__ void unite(int* parent, int a, int b)
     } while (!done);
 }
 
-// ---- slot-mapped union-find (the block-based algorithms, block_connectivity.cuh) ----------------------
+// ---- slot-mapped union-find (the block-based algorithms, block_connectivity.cuh; FLSL's runs, OwnSlot) -----
 // Node k keeps its parent in parent[slot(k)] instead of parent[k]: a 2x2 block is named by its KEY (the
 // pitched index of its first foreground pixel) but its parent lives in its top-left pixel's element.
 // A node is a root when its slot holds its own key + 1. Same algorithms as above; with
@@ -104,6 +104,13 @@ __device__ __forceinline__ void unite(int* parent, int a, int b)
 // all-foreground image) and around the giant component past the percolation threshold hit L1 instead of
 // making an L2 round trip per step (measured on the H100: BKE's Reduce took 2-3 ms at 8192^2, g = 1,
 // d = 50-75 %, and its two Compressions 1.2 ms on the full image, with volatile loads).
+
+/** The slot map of a forest whose every node keeps its parent in its own element (the run nodes of FLSL):
+the plain-load functions below then walk the ordinary forest of the functions above. */
+struct OwnSlot
+{
+    __device__ __forceinline__ int operator()(int k) const { return k; }
+};
 
 /** Root of a (see findRootVolatile above, but with plain loads). a may also be any index whose slot is a node's slot (a
 pointer to a block that is not its key): the walk then takes one more step, to the key. */
