@@ -9,6 +9,7 @@ Writes OUT/summary.md always (standard library only), and, when matplotlib is im
 notes.txt next to the CSV name the real images and carry the peers' notes.
 """
 import argparse
+import collections
 import csv
 import os
 import sys
@@ -63,6 +64,17 @@ def column(r, names):
 
 def series(r):
     return (r["library"], r["algorithm"], r["variant"])
+
+
+def provenance(rows, short=False):
+    """'commit X, date D', or, when the CSV merges runs, every (commit, date) with its row count."""
+    runs = collections.Counter((r["commit"], r["date"]) for r in rows)
+    if len(runs) == 1:
+        (commit, date), = runs
+        return f"commit {commit}, {date}" if not short else f"{commit}, {date}"
+    if short:
+        return "; ".join(f"{c}, {d}" for (c, d) in sorted(runs, key=lambda k: k[1]))
+    return "runs merged: " + "; ".join(f"commit {c}, {d}: {n} rows" for (c, d), n in sorted(runs.items()))
 
 
 def mean(v):
@@ -154,7 +166,7 @@ def summary(rows, names, notes):
     first = rows[0]
     libs = sorted({r["library"] for r in rows})
     md = [f"# cudacca_bench summary", "",
-          f"GPU {first['gpu']}, commit {first['commit']}, {first['date']}; {len(rows)} rows; libraries: "
+          f"GPU {first['gpu']}, {provenance(rows)}; {len(rows)} rows; libraries: "
           + ", ".join(libs) + ".", "",
           "Throughput = pixels / median time of a whole call (doc/benchmarks.md). Columns g=1/4/16: mean over "
           "the densities 5, 25, 50, 60, 75, 95 % ('*': fewer measured); full: the all-foreground image; "
@@ -251,7 +263,7 @@ def plot_throughput(plt, rows, names, side, conn, variant, path):
     axes[0].set_ylabel("Gpix/s (pixels / median time)")
     axes[0].set_yscale("log")
     first = rows[0]
-    fig.suptitle(f"{variant}: {side}x{side}, {conn}-connectivity — {first['gpu']}, {first['commit']}, {first['date']}")
+    fig.suptitle(f"{variant}: {side}x{side}, {conn}-connectivity — {first['gpu']}, {provenance(rows, short=True)}")
     fig.legend(*axes[0].get_legend_handles_labels(), loc="center right", fontsize=8)
     fig.tight_layout(rect=(0, 0, 0.85, 0.95))
     fig.savefig(path, dpi=110)
@@ -288,7 +300,7 @@ def plot_latency(plt, rows, conn, path):
     axes[0].set_ylabel("latency (us): p50 line, band to p99")
     first = rows[0]
     fig.suptitle(f"latency (GpuMat labels, host stats + centroids), {conn}-connectivity — {first['gpu']}, "
-                 f"{first['commit']}, {first['date']}")
+                 f"{provenance(rows, short=True)}")
     fig.legend(*axes[0].get_legend_handles_labels(), loc="center right", fontsize=8)
     fig.tight_layout(rect=(0, 0, 0.85, 0.95))
     fig.savefig(path, dpi=110)
