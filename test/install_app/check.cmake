@@ -1,0 +1,30 @@
+# ctest cudacca_install: installs the superbuild into PREFIX, builds and runs test/install_app against it,
+# and imports the installed cv2 (PYTHONPATH=PREFIX/python, no LD_LIBRARY_PATH: the RUNPATHs must do).
+# -DSUPERBUILD=<build dir> -DPREFIX=<prefix> -DAPP_SOURCE=<test/install_app> -DAPP_BINARY=<dir>
+# -DGENERATOR=<generator> -DPYTHON=<python3> -DPYDEPS=<numpy folder>
+# (Arguments travel as a CMake list: none may contain a semicolon.)
+function(run what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${rc}):\n${out}\n${err}")
+  endif()
+  message(STATUS "${what}: ok")
+  set(last_output "${out}" PARENT_SCOPE)
+endfunction()
+
+file(REMOVE_RECURSE "${PREFIX}" "${APP_BINARY}")
+run("cmake --install" "${CMAKE_COMMAND}" --install "${SUPERBUILD}" --prefix "${PREFIX}")
+foreach(f include/opencv4/opencv2/cudacca.hpp lib/libopencv_cudacca.so lib/cmake/opencv4/OpenCVConfig.cmake
+          python/cv2.abi3.so)
+  if(NOT EXISTS "${PREFIX}/${f}")
+    message(FATAL_ERROR "not installed: ${PREFIX}/${f}")
+  endif()
+endforeach()
+run("configure the app" "${CMAKE_COMMAND}" -S "${APP_SOURCE}" -B "${APP_BINARY}" -G "${GENERATOR}"
+    "-DCMAKE_PREFIX_PATH=${PREFIX}")
+run("build the app" "${CMAKE_COMMAND}" --build "${APP_BINARY}")
+run("run the app" "${APP_BINARY}/cudacca_install_app")
+message(STATUS "${last_output}")
+run("import the installed cv2" "${CMAKE_COMMAND}" -E env --unset=LD_LIBRARY_PATH "PYTHONPATH=${PREFIX}/python:${PYDEPS}" --
+    "${PYTHON}" -c "import cv2\nprint(cv2.__file__, cv2.cuda.CCA_DEFAULT, cv2.cuda.connectedComponentsWithStats.__name__)")
+message(STATUS "${last_output}")
