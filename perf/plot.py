@@ -225,6 +225,16 @@ def label_of(k):
     return f"{k[1]}" if k[0] == "cudacca" else f"{k[0]} {k[1]} ({k[2]})"
 
 
+def finish_figure(plt, fig, axes, rows, title, path):
+    """Title with the GPU and the runs, one legend on the right, saved and closed."""
+    fig.suptitle(f"{title} — {rows[0]['gpu']}, {provenance(rows, short=True)}")
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="center right", fontsize=8)
+    fig.tight_layout(rect=(0, 0, 0.85, 0.95))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
 def plot_throughput(plt, rows, names, side, conn, variant, path):
     keep = [r for r in rows if r["width"] == side and r["connectivity"] == conn and
             ((r["library"] == "cudacca" and r["variant"] == variant) or (r["library"], r["variant"]) in PEERS[variant])]
@@ -262,13 +272,7 @@ def plot_throughput(plt, rows, names, side, conn, variant, path):
     ax.grid(alpha=0.3)
     axes[0].set_ylabel("Gpix/s (pixels / median time)")
     axes[0].set_yscale("log")
-    first = rows[0]
-    fig.suptitle(f"{variant}: {side}x{side}, {conn}-connectivity — {first['gpu']}, {provenance(rows, short=True)}")
-    fig.legend(*axes[0].get_legend_handles_labels(), loc="center right", fontsize=8)
-    fig.tight_layout(rect=(0, 0, 0.85, 0.95))
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
+    return finish_figure(plt, fig, axes, rows, f"{variant}: {side}x{side}, {conn}-connectivity", path)
 
 
 def plot_latency(plt, rows, conn, path):
@@ -298,14 +302,8 @@ def plot_latency(plt, rows, conn, path):
         ax.set_xlabel("image side (px)")
         ax.grid(alpha=0.3, which="both")
     axes[0].set_ylabel("latency (us): p50 line, band to p99")
-    first = rows[0]
-    fig.suptitle(f"latency (GpuMat labels, host stats + centroids), {conn}-connectivity — {first['gpu']}, "
-                 f"{provenance(rows, short=True)}")
-    fig.legend(*axes[0].get_legend_handles_labels(), loc="center right", fontsize=8)
-    fig.tight_layout(rect=(0, 0, 0.85, 0.95))
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
+    return finish_figure(plt, fig, axes, rows,
+                         f"latency (GpuMat labels, host stats + centroids), {conn}-connectivity", path)
 
 
 def draw_plots(rows, names, out, side):
