@@ -1,9 +1,13 @@
 // This file is part of cudacca, an OpenCV extra module.
 // It is subject to the license terms in the LICENSE file found in the top-level directory.
 
-// cv::cuda::connectedComponentsWithStats: the pipeline of doc/design.md. An algorithm's labeling builds
-// the LabelForest, the shared analysis ranks its roots in raster order, the host learns N (the one
-// synchronization), then the final labels and the statistics are written and delivered.
+// cv::cuda::connectedComponentsWithStats: the two pipelines of doc/design.md.
+//  forest pipeline      an algorithm's labeling builds the LabelForest, the shared analysis ranks its roots
+//                       in raster order, the host learns N, then the labels are rewritten and the
+//                       statistics accumulated;
+//  run-table pipeline   (RunLabeling: the FLSL family) the runs are the nodes; they are ranked, the label
+//                       image is written once from them (while N travels to the host when nothing can
+//                       still refuse the call) and the statistics come from the runs.
 
 #include "precomp.hpp"
 #include "arguments.hpp"
@@ -136,14 +140,41 @@ void downloadIfHost(OutputArray out, const GpuMat& d, Stream& stream, bool& wait
     waitNeeded = true;
 }
 
-/** The number of foreground components, once the stream has reached it: the call's one synchronization. */
-int waitForComponentCount(const int* d_componentCount, cudaStream_t s)
+/** A pinned int of this host thread for the component count: a copy into pageable memory would return
+only once the stream had reached it, so nothing could be queued behind it while the host waits. */
+int* pinnedCount()
 {
-    int count = 0;
-    checkCuda(cudaMemcpyAsync(&count, d_componentCount, sizeof(int), cudaMemcpyDeviceToHost, s),
+    struct Slot
+    {
+        int* p = nullptr;
+        ~Slot() { if (p) cudaFreeHost(p); }
+    };
+    thread_local Slot slot;
+    if (!slot.p)
+        checkCuda(cudaHostAlloc(reinterpret_cast<void**>(&slot.p), sizeof(int), cudaHostAllocPortable),
+                  "cudaHostAlloc (component count)");
+    return slot.p;
+}
+
+/** The number of foreground components: the pipeline's synchronization. The count's copy is queued,
+then `meanwhile()` queues work that does not depend on it (the GPU does it while the count travels to
+the host), then the host waits for the copy only. */
+template <typename Meanwhile>
+int waitForComponentCount(const int* d_componentCount, cudaStream_t s, Meanwhile&& meanwhile)
+{
+    int* count = pinnedCount();
+    checkCuda(cudaMemcpyAsync(count, d_componentCount, sizeof(int), cudaMemcpyDeviceToHost, s),
               "cudaMemcpyAsync (component count)");
-    checkCuda(cudaStreamSynchronize(s), "cudaStreamSynchronize (component count)");
-    return count;
+    struct Event
+    {
+        cudaEvent_t e = nullptr;
+        ~Event() { if (e) cudaEventDestroy(e); }
+    } copied;
+    checkCuda(cudaEventCreateWithFlags(&copied.e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+    checkCuda(cudaEventRecord(copied.e, s), "cudaEventRecord (component count)");
+    meanwhile();
+    checkCuda(cudaEventSynchronize(copied.e), "cudaEventSynchronize (component count)");
+    return *count;
 }
 
 /** The statistics of every label in the CPU's layout, into the caller's outputs or buffers of ours. */
@@ -153,6 +184,11 @@ struct StatisticsOutputs
     StatsAccumulators acc = {};
     GpuMat stats, centroids;
 };
+
+void initStatistics(StatisticsOutputs& out, int labelCount, cudaStream_t s)
+{
+    out.acc = initStatsAccumulators(out.accumulatorBuffer.allocate(statsAccumulatorBytes(labelCount), s), labelCount, s);
+}
 
 void finalizeOutputs(StatisticsOutputs& out, OutputArray stats, OutputArray centroids, int labelCount,
                      cudaStream_t s)
@@ -166,6 +202,120 @@ void finalizeOutputs(StatisticsOutputs& out, OutputArray stats, OutputArray cent
                        std::numeric_limits<double>::quiet_NaN(), s);
 }
 
+/** One call's arguments and device results; the buffers live until the downloads are queued. */
+struct Call
+{
+    Call(OutputArray labels, OutputArray stats, OutputArray centroids, int connectivity_, int ltype_, cudaStream_t s)
+        : labelsOut(labels), statsOut(stats), centroidsOut(centroids), connectivity(connectivity_), ltype(ltype_),
+          wantStats(stats.needed() || centroids.needed()), sizeCheckedLate(stats.fixedSize() || centroids.fixedSize()),
+          stream(s)
+    {
+    }
+
+    OutputArray labelsOut, statsOut, centroidsOut;
+    int connectivity, ltype;
+    bool wantStats;
+    bool sizeCheckedLate; //!< stats or centroids have a fixed size, checked only once N is known
+    cudaStream_t stream;
+
+    LabelPlan plan;            //!< forest pipeline: the forest and the label buffers
+    StreamBuffer labelsBuffer; //!< run-table pipeline: labels for a host Mat or CV_16U
+    GpuMat labels;             //!< the final labels on the device (empty: not asked for)
+    StatisticsOutputs statistics;
+};
+
+/** The forest pipeline; returns the number of labels (background included). */
+int forestPipeline(Call& c, const AlgorithmInstance& algo, const BinaryImage& image)
+{
+    const Size size(image.cols, image.rows);
+    const cudaStream_t s = c.stream;
+    planForest(c.plan, c.labelsOut, c.sizeCheckedLate, size, c.ltype, s);
+    const LabelForest forest = forestOf(c.plan.forest);
+
+    // Labeling, then flattening and raster-order ranking.
+    algo.labeling->label(image, forest, c.connectivity, c.wantStats, s);
+    StreamBuffer rankBuffer;
+    const size_t rankBytes = rankScratchBytes(size.height, size.width);
+    char* rankMemory = static_cast<char*>(rankBuffer.allocate(256 + rankBytes, s));
+    void* rankScratch = rankMemory + 256;
+    compressAndRank(forest, rankScratch, rankBytes, reinterpret_cast<int*>(rankMemory), s);
+
+    // N sizes stats and centroids and is the return value.
+    const int labelCount = waitForComponentCount(reinterpret_cast<int*>(rankMemory), s, [] {}) + 1;
+    checkLabelCount(labelCount, c.ltype, c.statsOut, c.centroidsOut);
+
+    // Final labels; the statistics ride on the relabeling (shared analysis) or follow it (the row's own).
+    c.labels = finalLabels(c.plan, c.labelsOut, size, c.ltype, s);
+    if (c.wantStats)
+        initStatistics(c.statistics, labelCount, s);
+    const bool sharedStats = c.wantStats && !algo.analysis;
+    relabelAndAccumulate(forest, rankScratch, c.labels.data, c.labels.step, c.ltype == CV_16U,
+                         sharedStats ? &c.statistics.acc : nullptr, s);
+    if (c.wantStats && algo.analysis)
+    {
+        const LabelImage finalImage = { c.labels.data, c.labels.step, c.ltype == CV_16U, size.height, size.width };
+        algo.analysis->accumulate(image, finalImage, *algo.labeling, c.statistics.acc, s);
+    }
+    return labelCount;
+}
+
+/** The run-table pipeline; returns the number of labels (background included). */
+int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImage& image)
+{
+    const cudaStream_t s = c.stream;
+    StreamBuffer countBuffer;
+    int* d_componentCount = static_cast<int*>(countBuffer.allocate(sizeof(int), s));
+    runs.labelAndRank(image, c.connectivity, c.wantStats, d_componentCount, s);
+
+    auto writeLabels = [&](int type) {
+        c.labels = deviceOutput(c.labelsOut, image.rows, image.cols, type, c.labelsBuffer, s);
+        runs.writeLabels(c.labels.data, c.labels.step, type == CV_16U, s);
+    };
+    // The labels do not depend on N. Into the caller's CV_32S GpuMat, when nothing can still refuse the
+    // call (CV_16U overflow, fixed-size stats), they are written while N travels to the host.
+    const bool labelsFirst = c.labelsOut.kind() == _InputArray::CUDA_GPU_MAT && c.ltype == CV_32S && !c.sizeCheckedLate;
+    const int labelCount = waitForComponentCount(d_componentCount, s, [&] {
+        if (labelsFirst)
+            writeLabels(CV_32SC1);
+    }) + 1;
+    checkLabelCount(labelCount, c.ltype, c.statsOut, c.centroidsOut);
+    if (c.labelsOut.needed() && !labelsFirst)
+        writeLabels(c.ltype);
+    if (c.wantStats)
+    {
+        initStatistics(c.statistics, labelCount, s);
+        analysis.accumulate(image, LabelImage(), runs, c.statistics.acc, s);
+    }
+    return labelCount;
+}
+
+/** The call once its arguments are checked. */
+int connectedComponents(InputArray _image, OutputArray _labels, OutputArray _stats, OutputArray _centroids,
+                        int connectivity, int ltype, const AlgorithmRow& row, Stream& stream)
+{
+    Call c(_labels, _stats, _centroids, connectivity, ltype, StreamAccessor::getStream(stream));
+
+    // The image on the device, the algorithm's stages, and one of the two pipelines.
+    StreamBuffer imageBuffer;
+    const BinaryImage image = binaryImageOf(deviceImage(_image, imageBuffer, stream));
+    const AlgorithmInstance algo = instantiate(row, connectivity);
+    RunLabeling* runs = dynamic_cast<RunLabeling*>(algo.labeling.get());
+    if (runs && !algo.analysis)
+        CV_Error(Error::StsInternal, "cudacca: a run labeling needs its own analysis");
+    const int labelCount = runs ? runPipeline(c, *runs, *algo.analysis, image) : forestPipeline(c, algo, image);
+
+    // CPU-layout statistics and centroids, then the host outputs.
+    if (c.wantStats)
+        finalizeOutputs(c.statistics, _stats, _centroids, labelCount, c.stream);
+    bool waitNeeded = false;
+    downloadIfHost(_labels, c.labels, stream, waitNeeded);
+    downloadIfHost(_stats, c.statistics.stats, stream, waitNeeded);
+    downloadIfHost(_centroids, c.statistics.centroids, stream, waitNeeded);
+    if (waitNeeded)
+        stream.waitForCompletion();
+    return labelCount;
+}
+
 } // namespace
 
 int connectedComponentsWithStats(InputArray _image, OutputArray _labels, OutputArray _stats, OutputArray _centroids,
@@ -176,55 +326,18 @@ int connectedComponentsWithStats(InputArray _image, OutputArray _labels, OutputA
     const AlgorithmRow& row = checkArguments(_image, _labels, _stats, _centroids, connectivity, ltype, algorithm);
     if (getCudaEnabledDeviceCount() <= 0)
         CV_Error(Error::GpuNotSupported, "cv::cuda::connectedComponentsWithStats: no CUDA device is available");
-    const cudaStream_t s = StreamAccessor::getStream(stream);
-    const Size size = _image.size();
-    const bool wantStats = _stats.needed() || _centroids.needed();
-
-    // 1. The image on the device, and where the forest goes.
-    StreamBuffer imageBuffer;
-    const BinaryImage image = binaryImageOf(deviceImage(_image, imageBuffer, stream));
-    LabelPlan plan;
-    planForest(plan, _labels, _stats.fixedSize() || _centroids.fixedSize(), size, ltype, s);
-    const LabelForest forest = forestOf(plan.forest);
-
-    // 2. Labeling, then flattening and raster-order ranking.
-    const AlgorithmInstance algo = instantiate(row, connectivity);
-    algo.labeling->label(image, forest, connectivity, wantStats, s);
-    StreamBuffer rankBuffer;
-    const size_t rankBytes = rankScratchBytes(size.height, size.width);
-    char* rankMemory = static_cast<char*>(rankBuffer.allocate(256 + rankBytes, s));
-    void* rankScratch = rankMemory + 256;
-    compressAndRank(forest, rankScratch, rankBytes, reinterpret_cast<int*>(rankMemory), s);
-
-    // 3. The one synchronization: N sizes stats and centroids and is the return value.
-    const int labelCount = waitForComponentCount(reinterpret_cast<int*>(rankMemory), s) + 1;
-    checkLabelCount(labelCount, ltype, _stats, _centroids);
-
-    // 4. Final labels; the statistics ride on the relabeling (shared analysis) or follow it (the row's own).
-    const GpuMat labels = finalLabels(plan, _labels, size, ltype, s);
-    StatisticsOutputs statistics;
-    if (wantStats)
-        statistics.acc = initStatsAccumulators(statistics.accumulatorBuffer.allocate(
-                                                   statsAccumulatorBytes(labelCount), s), labelCount, s);
-    const bool sharedStats = wantStats && !algo.analysis;
-    relabelAndAccumulate(forest, rankScratch, labels.data, labels.step, ltype == CV_16U,
-                         sharedStats ? &statistics.acc : nullptr, s);
-    if (wantStats && algo.analysis)
+    try
     {
-        const LabelImage finalImage = { labels.data, labels.step, ltype == CV_16U, size.height, size.width };
-        algo.analysis->accumulate(image, finalImage, *algo.labeling, statistics.acc, s);
+        return connectedComponents(_image, _labels, _stats, _centroids, connectivity, ltype, row, stream);
     }
-
-    // 5. CPU-layout statistics and centroids, then the host outputs.
-    if (wantStats)
-        finalizeOutputs(statistics, _stats, _centroids, labelCount, s);
-    bool waitNeeded = false;
-    downloadIfHost(_labels, labels, stream, waitNeeded);
-    downloadIfHost(_stats, statistics.stats, stream, waitNeeded);
-    downloadIfHost(_centroids, statistics.centroids, stream, waitNeeded);
-    if (waitNeeded)
-        stream.waitForCompletion();
-    return labelCount;
+    catch (const cv::Exception& e)
+    {
+        // Out of memory: the call's buffers are freed by now; the pool gives back what it keeps too, so
+        // that the failed call holds no device memory.
+        if (e.code == Error::StsNoMem)
+            trimTemporaryPool();
+        throw;
+    }
 }
 
 }} // namespace cv::cuda

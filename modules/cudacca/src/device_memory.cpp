@@ -77,4 +77,21 @@ size_t temporaryMemoryHighWater(bool reset)
     return static_cast<size_t>(high);
 }
 
+void releaseTemporaryMemory()
+{
+    checkCuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (pool release)");
+    checkCuda(cudaMemPoolTrimTo(currentPool(), 0), "cudaMemPoolTrimTo");
+}
+
+void trimTemporaryPool() noexcept
+{
+    try
+    {
+        releaseTemporaryMemory();
+    }
+    catch (...)
+    {
+    }
+}
+
 }}} // namespace cv::cuda::cudacca

@@ -33,6 +33,11 @@ private:
     cudaStream_t stream_ = 0;
 };
 
+/** Waits for the device, then gives the free memory that the pool keeps between calls back to the system;
+errors are ignored. Called when a call runs out of memory, once its buffers are freed, so that the
+failed call holds nothing. */
+void trimTemporaryPool() noexcept;
+
 }}} // namespace cv::cuda::cudacca
 
 #endif

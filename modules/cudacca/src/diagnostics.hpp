@@ -17,6 +17,10 @@ algorithms, on the current device) in use at once since the last call with reset
 caller's outputs (GpuMat labels, stats, centroids) are not included. */
 CV_EXPORTS size_t temporaryMemoryHighWater(bool reset);
 
+/** Gives the free memory that cudacca's pool keeps between calls (on the current device) back to the
+system, after synchronizing the device. */
+CV_EXPORTS void releaseTemporaryMemory();
+
 }}} // namespace cv::cuda::cudacca
 
 #endif

@@ -38,6 +38,28 @@ public:
                             const StatsAccumulators& stats, cudaStream_t stream) = 0;
 };
 
+/** A labeling of the run-table pipeline (the FLSL family; doc/design.md, "The run-table pipeline"):
+its nodes are the image's row runs, not pixels, so it builds no LabelForest. It flattens and ranks its
+own roots (the shared ranking, run on the run table), writes the final labels once by expanding the runs,
+and keeps the run table for its Analysis, which then needs no label image. connected_components.cpp
+drives it instead of label(). */
+class RunLabeling : public Labeling
+{
+public:
+    /** Not used: a run labeling has no pixel forest (refuses with an internal error). */
+    void label(const BinaryImage& image, const LabelForest& forest, int connectivity, bool wantStats,
+               cudaStream_t stream) override;
+
+    /** Labels the runs of `image` and ranks their roots in raster order; queues the number of foreground
+    components into *d_componentCount (device memory). May wait on the stream once (to size the run
+    table). `image` must stay valid until the call's analysis is queued. */
+    virtual void labelAndRank(const BinaryImage& image, int connectivity, bool wantStats, int* d_componentCount,
+                              cudaStream_t stream) = 0;
+    /** Queues the write of every pixel's final label (0 = background, 1..N-1 in raster order of first
+    pixels) into `labels`, int32 or uint16, rows `step` bytes apart: the only write of the label image. */
+    virtual void writeLabels(void* labels, size_t step, bool labels16u, cudaStream_t stream) const = 0;
+};
+
 /** A Labeling that keeps nothing between calls: one function. */
 class FunctionLabeling : public Labeling
 {

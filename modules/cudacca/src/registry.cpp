@@ -19,6 +19,11 @@ CUDACCA_ALGORITHMS(CUDACCA_DECLARE_STAGES)
 namespace none { Labeling* createLabeling() { return nullptr; } }   // the row does not support it
 namespace shared { Analysis* createAnalysis() { return nullptr; } } // relabelAndAccumulate accumulates
 
+void RunLabeling::label(const BinaryImage&, const LabelForest&, int, bool, cudaStream_t)
+{
+    CV_Error(Error::StsInternal, "cudacca: a run labeling builds no pixel forest (labelAndRank)");
+}
+
 AlgorithmInstance instantiate(const AlgorithmRow& row, int connectivity)
 {
     CV_Assert(row.supports(connectivity));

@@ -3,19 +3,21 @@
 
 // FLSL: Full-Line Segment Labeling, the GPU connected component ANALYSIS of Lemaitre, Hennequin and
 // Lacassagne 2021 ("Taming voting algorithms on GPUs for an efficient connected component analysis
-// algorithm", ICASSP 2021). Produces a LabelForest whose nodes are the run starts, and the statistics by
-// the paper's three ways of merging the features of the runs into their components:
+// algorithm", ICASSP 2021), on the run table of cudacca's run-table pipeline (doc/design.md). The paper's
+// three ways of merging the features of the runs into their components:
 //   FLSL      (section 3.1)               one set of atomics per FULL run, after labeling;
 //   FLSL+CD   (section 3.3, Algorithm 3)  a warp's runs of one component are reduced into a leader first;
 //   FLSL+OTF  (section 3.2, Algorithm 2)  the features move with each union and end at the roots.
-// Key idea: one warp per row finds its runs with __ballot_sync (Algorithm 1, detectRunsKernel) and keeps
-// only a 1-bit foreground bitmap; one thread per run then makes at most two unions (uniteRunsKernel).
+// Key idea: one warp per row finds its runs with __ballot_sync (Algorithm 1) and keeps a 1-bit bitmap
+// and per-word edge counts; the runs are the union-find nodes (slot = raster rank of the run), one thread
+// per run makes at most one union, and the label image is written once, from the ranked runs.
 // Departures from the paper, proofs and memory: doc/algorithms.md, section "FLSL".
 
 #include <climits>
 
 #include <cub/device/device_scan.cuh>
 
+#include "../analysis.hpp"
 #include "../device_memory.hpp"
 #include "../labeling.hpp"
 #include "launch.hpp"
@@ -42,8 +44,9 @@ enum class RunFeatureMerge
 
 constexpr int kRowsPerBlock = 8; //!< one warp per row
 constexpr int kRowThreads = kRowsPerBlock * kWarpSize;
-constexpr int kWordThreads = 256;
-constexpr int kDetectUnroll = 8; //!< 32-pixel chunks whose loads a detection warp issues together
+constexpr int kWordThreads = 256; //!< one thread per bitmap word (or per run)
+constexpr size_t kBoundTableBytes = 16u << 20; //!< run tables up to this size skip counting the runs first
+constexpr int kDetectUnroll = 4; //!< 512-pixel steps whose loads a detection warp issues together
 constexpr int kRing = 128;       //!< edges a warp keeps in flight (power of two; see forEachRunRound)
 __device__ __forceinline__ unsigned laneId() { return threadIdx.x & (kWarpSize - 1); }
 
@@ -64,86 +67,130 @@ __device__ __forceinline__ unsigned threeBitsEndingAt(unsigned prev, unsigned wo
     return static_cast<unsigned>(w >> (30u + b)) & 7u;
 }
 
+// ---- the run table -----------------------------------------------------------------------------------
+
+/** The run table on the device. Runs get SLOTS in raster order of their starts: row y's runs are the
+slots rowSlots[y] .. rowSlots[y + 1] - 1, left to right. A run's slot is thus smaller than the slot of
+every run that starts after it in raster order, which is what LabelForest asks of pixel indices: the
+union-find over slots keeps the smaller slot as the root, so a root is its component's raster-first run
+and ranking the roots in slot order gives the CPU's labels. Nothing per run is stored but its parent (and
+OTF's features): a run is found from the bitmap and the edge counts. */
+struct RunTable
+{
+    const unsigned* bits;        //!< foreground bitmap, wordsPerRow 32-bit words per row (bit b = x % 32)
+    const unsigned* edgesBefore; //!< per word: edges (changes fg <-> bg) of its row before the word
+    const unsigned* rowSlots;    //!< rows + 1 entries: slot of each row's first run; the last: all runs
+    int rows;
+    int cols;
+    int wordsPerRow;
+
+    /** Slot of the run holding the FOREGROUND pixel (x, y): edges up to x counted, each run has two. An
+    odd count before the word means the pixel before it is foreground. */
+    __device__ __forceinline__ unsigned slotOf(int x, int y) const
+    {
+        const size_t c = static_cast<size_t>(y) * wordsPerRow + (x >> 5);
+        const unsigned f = bits[c];
+        const unsigned before = edgesBefore[c];
+        const unsigned edgeMask = f ^ ((f << 1) | (before & 1u));
+        const unsigned upToX = (2u << (x & 31)) - 1u; // x % 32 == 31: 2u << 31 == 0, all bits
+        return rowSlots[y] + ((before + __popc(edgeMask & upToX) - 1u) >> 1);
+    }
+};
+
 // ---- run detection (Algorithm 1) --------------------------------------------------------------------
 
-/** Algorithm 1, one warp per row. Per 32-pixel chunk: the ballot of the foreground (m_c), the run starts
-R = m_c & ~(m_c << 1 | last bit of the previous chunk) (the rising half of the edge mask m_c ^ funnelshift),
-and each pixel's run start: the highest start at or below its lane, or the start carried from earlier
-chunks. Writes the forest (every element of the row), the bitmap words and, for OTF, the edge count of
-each chunk; the row's closing edge (a run reaching the last column) is counted in the last chunk, so every
-row contributes an even count. */
-template <bool kEdgeCounts>
-__global__ void __launch_bounds__(kRowThreads)
-detectRunsKernel(const BinaryImage img, const LabelForest forest, unsigned* bits, int wordsPerRow,
-                 unsigned* edgeCounts)
+/** Foreground mask of the 16 pixels x .. x+15 of a row (bit k = pixel x+k; 0 past cols): one 16-byte
+load when `wide` (the row is 16-byte aligned) and the 16 pixels are inside the row, else byte loads. */
+__device__ __forceinline__ unsigned foreground16(const unsigned char* row, unsigned x, unsigned cols, bool wide)
 {
+    if (x >= cols)
+        return 0;
+    if (wide && x + 16u <= cols)
+    {
+        const uint4 v = *reinterpret_cast<const uint4*>(row + x);
+        // __vcmpne4: 0xff in each nonzero byte; bit k of byte k kept, and the four bytes summed by the
+        // multiplication into the top byte (distinct bits: no carries).
+        auto nibble = [](unsigned w) { return ((__vcmpne4(w, 0u) & 0x08040201u) * 0x01010101u) >> 24; };
+        return nibble(v.x) | (nibble(v.y) << 4) | (nibble(v.z) << 8) | (nibble(v.w) << 12);
+    }
+    unsigned m = 0;
+    for (unsigned k = 0; k < 16u && x + k < cols; ++k)
+        m |= (row[x + k] != 0 ? 1u : 0u) << k;
+    return m;
+}
+
+/** Algorithm 1, one warp per row, 512 pixels per step: each lane reads 16 pixels (a 16-byte load where
+the rows allow it, instead of the paper's one pixel per lane and __ballot_sync), lanes 2j and 2j+1 make
+word j of the bitmap, and its edge mask m_c ^ funnelshift(m_p, m_c, 1) counts the row's edges (a warp
+scan gives each word the edges before it). Writes the bitmap, the edges of the row before each word, and
+the row's run count (a run reaching the last column closes at cols: half the edges, rounded up). */
+__global__ void __launch_bounds__(kRowThreads)
+detectRunsKernel(const BinaryImage img, unsigned* bits, unsigned* edgesBefore, int wordsPerRow, unsigned* rowRuns,
+                 bool wideRows)
+{
+    constexpr unsigned kStep = 16u * kWarpSize; // pixels per warp step
     const unsigned lane = laneId();
     int y;
-    if (!warpRow(forest.rows, y)) // the whole warp: this kernel has no block-wide barrier
+    if (!warpRow(img.rows, y)) // the whole warp: this kernel has no block-wide barrier
         return;
-    const unsigned cols = static_cast<unsigned>(forest.cols);
+    const unsigned cols = static_cast<unsigned>(img.cols);
     const unsigned words = static_cast<unsigned>(wordsPerRow);
     const unsigned char* src = img.data + static_cast<size_t>(y) * img.step;
-    const int rowBase = y * forest.ld;
-    int* dst = forest.data + rowBase;
     const size_t wordBase = static_cast<size_t>(y) * words;
-    const unsigned lanesUpTo = (2u << lane) - 1u; // lanes 0..lane
+    const bool even = (lane & 1u) == 0;
 
-    unsigned prevBallot = 0; // m_p
-    int openStart = 0;       // start of the last run begun so far (the run open at a chunk's end)
-    unsigned rowEdges = 0;
-    for (unsigned w0 = 0; w0 < words; w0 += kWarpSize)
+    unsigned carry = 0;    // the last pixel before this step (bit 15 of lane 31's mask)
+    unsigned rowEdges = 0; // same in every lane
+    for (unsigned x0 = 0; x0 < cols; x0 += kDetectUnroll * kStep)
     {
-        const unsigned chunks = min(static_cast<unsigned>(kWarpSize), words - w0);
-        unsigned myWord = 0, myCount = 0; // lane j keeps chunk w0 + j's, stored together below
-        for (unsigned g = 0; g < chunks; g += kDetectUnroll)
-        {
-            unsigned char v[kDetectUnroll];
+        unsigned m[kDetectUnroll];
 #pragma unroll
-            for (int u = 0; u < kDetectUnroll; ++u)
-            {
-                const unsigned x = (w0 + g + u) * kWarpSize + lane; // < 2^31 + 2^8: no overflow in unsigned
-                v[u] = x < cols ? src[x] : 0;
-            }
+        for (int u = 0; u < kDetectUnroll; ++u) // loads first: kDetectUnroll in flight
+            m[u] = foreground16(src, x0 + u * kStep + lane * 16u, cols, wideRows);
 #pragma unroll
-            for (int u = 0; u < kDetectUnroll; ++u)
-            {
-                const unsigned j = g + u;
-                if (j >= chunks) // warp-uniform
-                    break;
-                const unsigned x0 = (w0 + j) * kWarpSize;
-                const bool fg = v[u] != 0;
-                const unsigned ballot = __ballot_sync(kFullMask, fg);
-                const unsigned shifted = (ballot << 1) | (prevBallot >> 31); // __funnelshift_l(m_p, m_c, 1)
-                const unsigned starts = ballot & ~shifted;
-                const unsigned startsUpTo = starts & lanesUpTo;
-                const int start = startsUpTo ? static_cast<int>(x0 + 31u - __clz(startsUpTo)) : openStart;
-                if (x0 + lane < cols)
-                    dst[x0 + lane] = fg ? rowBase + start + 1 : 0;
-                if (starts)
-                    openStart = static_cast<int>(x0 + 31u - __clz(starts));
-                if (kEdgeCounts)
-                {
-                    const unsigned count = __popc(ballot ^ shifted);
-                    rowEdges += count;
-                    if (lane == j)
-                        myCount = count;
-                }
-                if (lane == j)
-                    myWord = ballot;
-                prevBallot = ballot;
-            }
-        }
-        // Algorithm 1, lines 12-13: a row that ends inside a run gets its closing edge (at cols) here.
-        if (kEdgeCounts && w0 + chunks == words && lane == chunks - 1)
-            myCount += rowEdges & 1u;
-        if (lane < chunks)
+        for (int u = 0; u < kDetectUnroll; ++u)
         {
-            bits[wordBase + w0 + lane] = myWord;
-            if (kEdgeCounts)
-                edgeCounts[wordBase + w0 + lane] = myCount;
+            const unsigned step0 = x0 + u * kStep;
+            if (step0 >= cols) // warp-uniform
+                break;
+            const unsigned high = __shfl_down_sync(kFullMask, m[u], 1);
+            const unsigned before = __shfl_up_sync(kFullMask, m[u], 1) >> 15; // lane - 1's last pixel
+            const unsigned word = m[u] | (high << 16);                      // even lanes
+            const unsigned prev = lane == 0 ? carry : (before & 1u);
+            const unsigned edges = even ? __popc(word ^ ((word << 1) | prev)) : 0u;
+            unsigned upTo = edges; // inclusive scan over the lanes
+#pragma unroll
+            for (int d = 1; d < kWarpSize; d *= 2)
+            {
+                const unsigned t = __shfl_up_sync(kFullMask, upTo, d);
+                if (lane >= static_cast<unsigned>(d))
+                    upTo += t;
+            }
+            const unsigned w = (step0 >> 5) + (lane >> 1);
+            if (even && w < words)
+            {
+                bits[wordBase + w] = word;
+                edgesBefore[wordBase + w] = rowEdges + upTo - edges;
+            }
+            rowEdges += __shfl_sync(kFullMask, upTo, kWarpSize - 1);
+            carry = (__shfl_sync(kFullMask, m[u], kWarpSize - 1) >> 15) & 1u;
         }
     }
+    if (lane == 0)
+        rowRuns[y] = (rowEdges + 1u) / 2u; // Algorithm 1, lines 12-13: the closing edge of a run at cols
+}
+
+/** Points every run straight at its root (the compression of Bolelli et al. 2024, III-B-1), so that the
+ranking walks at most one step: parallel unions leave long chains (an all-foreground image links each
+row's run under the one above). compressSlot with plain loads: no union runs, roots are fixed, only this
+thread writes its run, and every value another thread writes meanwhile is an ancestor, so a stale read
+still leads to the root (union_find.cuh); threads walking one chain jump along each other's progress. */
+__global__ void compressRunsKernel(int* parent, unsigned slots)
+{
+    const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
+    const int v = k < slots ? parent[k] : 0; // 0: a slot past the last run (table sized by its bound)
+    if (v != 0)
+        device::compressSlot(parent, static_cast<int>(k), v - 1, device::OwnSlot());
 }
 
 // ---- the runs of a row, one per lane ----------------------------------------------------------------
@@ -265,7 +312,7 @@ __device__ __forceinline__ void forEachRunRound(const unsigned* row, const unsig
 
 // ---- on-the-fly features (OTF) -----------------------------------------------------------------------
 
-/** OTF's feature table, structure of arrays over run slots (runs in raster order). The neutral values
+/** OTF's feature table, structure of arrays over run slots. The neutral values
 (an empty slot) are area 0, sums 0, min x INT_MAX, max x and max y INT_MIN, as in the accumulators. */
 struct RunFeatures
 {
@@ -275,27 +322,6 @@ struct RunFeatures
     int* minX;
     int* maxX;
     int* maxY;
-};
-
-/** Where OTF finds a node's features: the bitmap, the scanned edge counts and the forest's stride. */
-struct SlotMap
-{
-    const unsigned* bits;
-    const unsigned* edgesBefore; //!< per chunk, raster order: edges in all chunks before it
-    int wordsPerRow;
-    int ld;
-
-    /** Slot of the run that starts at pitched index p: (rank of its start edge - 1) / 2. */
-    __device__ __forceinline__ unsigned operator()(int p) const
-    {
-        const int y = p / ld;
-        const int x = p - y * ld;
-        const size_t c = static_cast<size_t>(y) * wordsPerRow + (x >> 5);
-        const unsigned f = bits[c];
-        const unsigned before = edgesBefore[c];
-        const unsigned edgeMask = f ^ ((f << 1) | (before & 1u)); // odd count before: the previous pixel is foreground
-        return (before + __popc(edgeMask & ((2u << (x & 31)) - 1u)) - 1u) >> 1;
-    }
 };
 
 /** Moves the features of slot `from` into slot `to` (Algorithm 2, lines 9-10 and 17-18): each field is
@@ -323,7 +349,7 @@ __device__ __forceinline__ void moveFeatures(const RunFeatures& f, unsigned from
         atomicAdd(f.sumY + to, sumY);
 }
 
-/** Algorithm 2 (on-the-fly merge) of the trees of nodes l1 and l2, with our forest convention
+/** Algorithm 2 (on-the-fly merge) of the trees of the runs l1 and l2 (slots), with our forest convention
 (parent[l] = parent + 1) and union_find.cuh's find (first-node compression, which only ever rewrites a
 non-root's parent to one of its ancestors).
 
@@ -347,7 +373,7 @@ nothing is counted twice; what remains is that at the end every feature sits in 
 Hence when every thread is done, every non-root slot holds only neutral values, and the features of each
 component are all in its root's slot. Each field is moved on its own, and the argument holds field by
 field. The __threadfence calls are the listing's (lines 4, 8, 11, 15, 19, 22). */
-__device__ void mergeOnTheFly(int* parent, const RunFeatures& f, const SlotMap& slot, int l1, int l2)
+__device__ void mergeOnTheFly(int* parent, const RunFeatures& f, int l1, int l2)
 {
     l1 = device::findRootCompress(parent, l1);
     l2 = device::findRootCompress(parent, l2);
@@ -362,7 +388,7 @@ __device__ void mergeOnTheFly(int* parent, const RunFeatures& f, const SlotMap& 
         }
         const int l = atomicMin(parent + l2, l1 + 1) - 1; // label merge
         __threadfence();
-        moveFeatures(f, slot(l2), slot(l1)); // extraction, merge into the current root
+        moveFeatures(f, l2, l1); // extraction, merge into the current root
         __threadfence();
         if (l == l2)
             break;
@@ -373,7 +399,7 @@ __device__ void mergeOnTheFly(int* parent, const RunFeatures& f, const SlotMap& 
     __threadfence();
     while (a != l1)
     {
-        moveFeatures(f, slot(l1), slot(a));
+        moveFeatures(f, l1, a);
         __threadfence();
         l1 = a;
         a = device::findRootCompress(parent, l1);
@@ -382,134 +408,147 @@ __device__ void mergeOnTheFly(int* parent, const RunFeatures& f, const SlotMap& 
 }
 
 // ---- union of the runs ------------------------------------------------------------------------------
+// A pair of adjacent runs (rows y-1, y) is united by the thread of the run that STARTS LATER (the lower
+// run on a tie), so every thread makes at most two unions, both found in O(1); the paper's one thread per
+// run walks every run of the previous row that overlaps its own (LSL's ER indexing), and a run under a
+// comb then makes thousands of unions in one thread. For the run [s, e) of row y:
+//   up link:   the run of row y-1 that starts at or before s and touches us: it holds pixel s (4-conn),
+//              or s-1, else starts at s (8-conn);
+//   down link: the run of row y+1 that starts strictly before s and touches us: it holds s and s-1
+//              (4-conn), or s-1 (8-conn).
+// Each adjacent pair is found exactly once: for a lower run [s,t] and an upper run [s',t'] that touch,
+// with 4-connectivity (s <= t' and s' <= t): if s' <= s the upper run holds s (the lower run's up link);
+// if s' > s then s < s' <= t, the lower run holds s' and s'-1 (the upper run's down link). With
+// 8-connectivity (s <= t'+1 and s' <= t+1): if s' <= s the upper run holds s-1 or, if not, starts at s;
+// if s' > s then s <= s'-1 <= t, the lower run holds s'-1. Conversely every link found is an adjacent
+// pair, and each direction finds at most one run because runs are disjoint.
+// FLSL and FLSL+CD make the up link when the run's node is created (linkRunsKernel<.., false>: parent =
+// the upper run, Komura-style), which keeps parent < child; only the down links are unions. OTF creates
+// every node as a root (its features must move with every link) and merges both links on the fly.
 
-/** OTF's state in the union kernel (unused otherwise). */
-struct OnTheFlyState
+/** The up link of the run starting at s in row y (see above), as a slot, or -1; `up` holds the bits of
+row y-1 at s-2, s-1, s. */
+template <int kConnectivity>
+__device__ __forceinline__ int upLink(const RunTable& t, int s, int y, unsigned up)
 {
-    RunFeatures features;
-    SlotMap slot;
-};
-
-/** One thread per run (forEachRunRound), at most two unions each. The paper's one thread per run walks
-every run of the previous row that overlaps its own (LSL's ER indexing); a run under a comb then makes
-thousands of unions in one thread. Here a pair of adjacent runs (rows y-1, y) is united by the thread of
-the run that STARTS LATER (the lower run on a tie), so every thread makes at most two unions, both found
-in O(1):
-  up link:   the run of row y-1 that starts at or before our start s and touches us: it contains
-             pixel s (4-conn), or s-1, else s (8-conn);
-  down link: the run of row y+1 that starts strictly before s and touches us: it contains s and s-1
-             (4-conn), or s-1 (8-conn).
-Proof that each adjacent pair is united exactly once: for an adjacent lower run [s,t] and upper run
-[s',t'], with 4-connectivity (s <= t' and s' <= t): if s' <= s then s' <= s <= t', the upper run holds
-s: the lower run's up link; if s' > s then s < s' <= t, the lower run holds s' and s'-1: the upper
-run's down link. With 8-connectivity (s <= t'+1 and s' <= t+1): if s' <= s the upper run holds s-1 or,
-if not, starts at s; if s' > s then s <= s'-1 <= t, the lower run holds s'-1. Conversely every link
-found is an adjacent pair, and each direction finds at most one run because runs are disjoint.
-The node of the run holding pixel q of a neighbouring row is q itself when q starts a run (bitmap),
-else forest[q] - 1: the detection wrote it, and no union ever writes a pixel that is not a node. */
-template <int kConnectivity, bool kOnTheFly>
-__global__ void __launch_bounds__(kRowThreads)
-uniteRunsKernel(const LabelForest forest, const unsigned* bits, int wordsPerRow, const OnTheFlyState otf)
-{
-    __shared__ RunRing rings[kRowsPerBlock];
-    const int warp = threadIdx.x / kWarpSize;
-    int y;
-    if (!warpRow(forest.rows, y)) // the whole warp: no block-wide barrier here
-        return;
-    const size_t words = static_cast<size_t>(wordsPerRow);
-    const unsigned* row = bits + y * words;
-    const unsigned* above = y > 0 ? row - words : nullptr;
-    const unsigned* below = y + 1 < forest.rows ? row + words : nullptr;
-    int* const parent = forest.data;
-    const int ld = forest.ld;
-
-    auto link = [&](int p, int q) {
-        if (kOnTheFly)
-            mergeOnTheFly(parent, otf.features, otf.slot, p, q);
-        else // plain loads: a stale parent is still an ancestor, and atomicMin decides (union_find.cuh)
-            device::unite(parent, p, q, device::OwnSlot());
-    };
-    // The node of the run holding the neighbour q: q when q starts a run, else what the detection wrote
-    // there (no union writes a pixel that is not a run start, so that read does not race).
-    auto nodeOf = [&](int q, bool startsRun) { return startsRun ? q : parent[q] - 1; };
-
-    forEachRunRound<true>(row, above, below, wordsPerRow, forest.cols, rings[warp],
-                          [&](bool valid, int s, int /*e*/, int /*r*/, unsigned nb) {
-        if (!valid)
-            return;
-        const int p = y * ld + s;
-        const unsigned up = nb & 7u;          // rows y-1 at s-2, s-1, s
-        const unsigned down = (nb >> 3) & 7u; // row y+1 at s-2, s-1, s
-        if (kConnectivity == 4)
-        {
-            if (up & 4u) // the upper run holds s
-                link(p, nodeOf(p - ld, !(up & 2u)));
-            if ((down & 6u) == 6u) // the lower run holds s-1 and s: it starts before us
-                link(p, parent[p + ld] - 1);
-        }
-        else
-        {
-            if (up & 2u) // the upper run holds s-1
-                link(p, nodeOf(p - ld - 1, !(up & 1u)));
-            else if (up & 4u) // the upper run starts at s
-                link(p, p - ld);
-            if (down & 2u) // the lower run holds s-1
-                link(p, nodeOf(p + ld - 1, !(down & 1u)));
-        }
-    });
+    if (kConnectivity == 4)
+        return (up & 4u) ? static_cast<int>(t.slotOf(s, y - 1)) : -1;
+    if (up & 2u)
+        return static_cast<int>(t.slotOf(s - 1, y - 1));
+    return (up & 4u) ? static_cast<int>(t.slotOf(s, y - 1)) : -1;
 }
 
-/** Points every run node straight at its root, so that compressAndRank walks pixel -> node -> root. One
-thread per bitmap word, for each run starting in it. compressSlot with plain loads: no union runs, roots are
-fixed since the union kernel ended (its writes are visible to this launch), only this thread writes its
-node, and every value another thread writes meanwhile is an ancestor, so a stale read still leads to the
-root (union_find.cuh); threads walking one long chain (an all-foreground image links row under row) jump
-along each other's progress. */
-__global__ void __launch_bounds__(kWordThreads)
-compressRunNodesKernel(const LabelForest forest, const unsigned* bits, int wordsPerRow, unsigned totalWords)
+/** The down link of the run starting at s in row y, as a slot, or -1; `down` holds the bits of row y+1 at
+s-2, s-1, s. */
+template <int kConnectivity>
+__device__ __forceinline__ int downLink(const RunTable& t, int s, int y, unsigned down)
+{
+    if (kConnectivity == 4)
+        return (down & 6u) == 6u ? static_cast<int>(t.slotOf(s, y + 1)) : -1;
+    return (down & 2u) ? static_cast<int>(t.slotOf(s - 1, y + 1)) : -1;
+}
+
+/** FLSL, FLSL+CD: one thread per bitmap word, for each run that starts in it, so that the work is spread
+over the whole image, not over rows (measured on the H100 at 8192^2: a thread per 8 pixels instead was
+slower on the full image and at g = 16, and no faster at g = 1). kDown = false creates the nodes: parent =
+the up link, or the run itself (a root). kDown = true unites each run with its down link. */
+template <int kConnectivity, bool kDown>
+__global__ void linkRunsKernel(const RunTable t, int* parent, unsigned totalWords)
 {
     const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= totalWords)
         return;
-    const unsigned y = i / static_cast<unsigned>(wordsPerRow);
-    const unsigned c = i - y * static_cast<unsigned>(wordsPerRow);
-    const unsigned f = bits[i];
-    const unsigned prev = c > 0 ? bits[i - 1] >> 31 : 0u;
-    unsigned starts = f & ~((f << 1) | prev);
-    const int base = static_cast<int>(y) * forest.ld + static_cast<int>(c) * kWarpSize;
+    const unsigned wordsPerRow = static_cast<unsigned>(t.wordsPerRow);
+    const int y = static_cast<int>(i / wordsPerRow);
+    const unsigned c = i - static_cast<unsigned>(y) * wordsPerRow;
+    const unsigned f = t.bits[i];
+    const unsigned before = t.edgesBefore[i];
+    const unsigned edgeMask = f ^ ((f << 1) | (before & 1u));
+    unsigned starts = f & edgeMask; // rising edges
+    if (!starts)
+        return;
+    const int ny = kDown ? y + 1 : y - 1; // the neighbouring row
+    const bool hasRow = ny >= 0 && ny < t.rows;
+    const unsigned* nrow = t.bits + static_cast<size_t>(hasRow ? ny : y) * wordsPerRow;
+    const unsigned n = hasRow ? nrow[c] : 0u;
+    const unsigned nPrev = hasRow && c > 0 ? nrow[c - 1] : 0u;
+    const unsigned rowSlot = t.rowSlots[y];
     while (starts)
     {
-        const int b = __ffs(starts) - 1;
+        const unsigned b = __ffs(starts) - 1;
         starts &= starts - 1;
-        const int node = base + b;
-        device::compressSlot(forest.data, node, forest.data[node] - 1, device::OwnSlot());
+        const int s = static_cast<int>(c * kWarpSize + b);
+        const int k = static_cast<int>(rowSlot + ((before + __popc(edgeMask & ((2u << b) - 1u)) - 1u) >> 1));
+        const unsigned nb = threeBitsEndingAt(nPrev, n, b);
+        if (!kDown)
+        {
+            const int u = upLink<kConnectivity>(t, s, y, nb);
+            parent[k] = (u >= 0 ? u : k) + 1;
+        }
+        else
+        {
+            const int d = downLink<kConnectivity>(t, s, y, nb);
+            if (d >= 0) // plain loads: a stale parent is still an ancestor, and atomicMin decides (union_find.cuh)
+                device::unite(parent, k, d, device::OwnSlot());
+        }
     }
 }
 
-/** OTF: every run's own features in its slot, before any union moves them. */
+/** FLSL+OTF creates every run's node: a root holding the run's own features, before any union moves them.
+One warp per row, one thread per run. */
 __global__ void __launch_bounds__(kRowThreads)
-initRunFeaturesKernel(int rows, int cols, const unsigned* bits, int wordsPerRow, const unsigned* edgesBefore,
-                      const RunFeatures f)
+initRunFeaturesKernel(const RunTable t, int* parent, const RunFeatures f)
 {
     __shared__ RunRing rings[kRowsPerBlock];
     const int warp = threadIdx.x / kWarpSize;
     int y;
-    if (!warpRow(rows, y))
+    if (!warpRow(t.rows, y))
         return;
-    const size_t rowWord = static_cast<size_t>(y) * wordsPerRow;
-    const unsigned rowSlot = edgesBefore[rowWord] / 2; // every earlier row has an even edge count
-    forEachRunRound<false>(bits + rowWord, nullptr, nullptr, wordsPerRow, cols, rings[warp],
+    const size_t rowWord = static_cast<size_t>(y) * t.wordsPerRow;
+    const unsigned rowSlot = t.rowSlots[y];
+    forEachRunRound<false>(t.bits + rowWord, nullptr, nullptr, t.wordsPerRow, t.cols, rings[warp],
                            [&](bool valid, int s, int e, int r, unsigned) {
         if (!valid)
             return;
-        const unsigned slot = rowSlot + static_cast<unsigned>(r);
+        const unsigned k = rowSlot + static_cast<unsigned>(r);
+        parent[k] = static_cast<int>(k) + 1;
         const int len = e - s;
-        f.area[slot] = len;
-        f.minX[slot] = s;
-        f.maxX[slot] = e - 1;
-        f.maxY[slot] = y;
-        f.sumX[slot] = runSumX(s, len);
-        f.sumY[slot] = static_cast<unsigned long long>(y) * static_cast<unsigned>(len);
+        f.area[k] = len;
+        f.minX[k] = s;
+        f.maxX[k] = e - 1;
+        f.maxY[k] = y;
+        f.sumX[k] = runSumX(s, len);
+        f.sumY[k] = static_cast<unsigned long long>(y) * static_cast<unsigned>(len);
+    });
+}
+
+/** FLSL+OTF's unions: both links of every run, merged on the fly (Algorithm 2), one warp per row, one
+thread per run. */
+template <int kConnectivity>
+__global__ void __launch_bounds__(kRowThreads)
+uniteOnTheFlyKernel(const RunTable t, int* parent, const RunFeatures f)
+{
+    __shared__ RunRing rings[kRowsPerBlock];
+    const int warp = threadIdx.x / kWarpSize;
+    int y;
+    if (!warpRow(t.rows, y)) // the whole warp: no block-wide barrier here
+        return;
+    const size_t rowWord = static_cast<size_t>(y) * t.wordsPerRow;
+    const unsigned* row = t.bits + rowWord;
+    const unsigned* above = y > 0 ? row - t.wordsPerRow : nullptr;
+    const unsigned* below = y + 1 < t.rows ? row + t.wordsPerRow : nullptr;
+    const unsigned rowSlot = t.rowSlots[y];
+    forEachRunRound<true>(row, above, below, t.wordsPerRow, t.cols, rings[warp],
+                          [&](bool valid, int s, int /*e*/, int r, unsigned nb) {
+        if (!valid)
+            return;
+        const int k = static_cast<int>(rowSlot) + r;
+        const int u = upLink<kConnectivity>(t, s, y, nb & 7u);
+        if (u >= 0)
+            mergeOnTheFly(parent, f, k, u);
+        const int d = downLink<kConnectivity>(t, s, y, (nb >> 3) & 7u);
+        if (d >= 0)
+            mergeOnTheFly(parent, f, k, d);
     });
 }
 
@@ -519,11 +558,11 @@ initRunFeaturesKernel(int rows, int cols, const unsigned* bits, int wordsPerRow,
 Atomic: one set of atomics per run. ConflictDetection: Algorithm 3 first. OnTheFly: the root runs copy
 their slot (one root per label: plain stores). The background of the row is the complement of its runs
 (per row: area = cols - (sum of run lengths), sum x = cols(cols-1)/2 - (sum over the runs), first and
-last background pixels from the first and last runs), reduced per block: 7 atomics per block. */
-template <RunFeatureMerge kMerge, typename LabelT>
+last background pixels from the first and last runs), reduced per block: 7 atomics per block. A run's
+label is read from the ranked run table (runLabels[slot]), never from the label image. */
+template <RunFeatureMerge kMerge>
 __global__ void __launch_bounds__(kRowThreads)
-accumulateRunsKernel(int rows, int cols, const unsigned* bits, int wordsPerRow, const LabelImage labels,
-                     const StatsAccumulators acc, const RunFeatures features, const unsigned* edgesBefore)
+accumulateRunsKernel(const RunTable t, const int* runLabels, const StatsAccumulators acc, const RunFeatures features)
 {
     __shared__ RunRing rings[kRowsPerBlock];
     __shared__ ComponentFeatures blockBackground;
@@ -532,22 +571,21 @@ accumulateRunsKernel(int rows, int cols, const unsigned* bits, int wordsPerRow, 
     const unsigned lane = laneId();
     const int warp = threadIdx.x / kWarpSize;
     int y;
-    const bool activeRow = warpRow(rows, y); // warp-uniform; every warp reaches the __syncthreads below
+    const int cols = t.cols;
+    const bool activeRow = warpRow(t.rows, y); // warp-uniform; every warp reaches the __syncthreads below
 
     int lengthSum = 0;             // this lane's runs
     unsigned long long sumXSum = 0; // this lane's runs
     int firstStart = -1, firstEnd = -1, lastStart = -1, lastEnd = -1; // the row's first and last runs (uniform)
     if (activeRow)
     {
-        const size_t rowWord = static_cast<size_t>(y) * wordsPerRow;
-        const LabelT* labelRow = reinterpret_cast<const LabelT*>(static_cast<const char*>(labels.data) +
-                                                                 static_cast<size_t>(y) * labels.step);
-        const unsigned rowSlot = kMerge == RunFeatureMerge::OnTheFly ? edgesBefore[rowWord] / 2 : 0u;
+        const size_t rowWord = static_cast<size_t>(y) * t.wordsPerRow;
+        const unsigned rowSlot = t.rowSlots[y];
         const unsigned lanesBelow = (1u << lane) - 1u;
         const unsigned lanesAbove = ~((2u << lane) - 1u);
         const unsigned long long y64 = static_cast<unsigned>(y);
 
-        forEachRunRound<false>(bits + rowWord, nullptr, nullptr, wordsPerRow, cols, rings[warp],
+        forEachRunRound<false>(t.bits + rowWord, nullptr, nullptr, t.wordsPerRow, cols, rings[warp],
                                [&](bool valid, int s, int e, int r, unsigned) {
             const int len = e - s; // 0 when !valid
             const unsigned long long sx = valid ? runSumX(s, len) : 0ull;
@@ -572,14 +610,14 @@ accumulateRunsKernel(int rows, int cols, const unsigned* bits, int wordsPerRow, 
             {
                 if (!valid)
                     return;
-                device::runFeatures(s, y, len).atomicMergeInto(acc, labelRow[s]);
+                device::runFeatures(s, y, len).atomicMergeInto(acc, runLabels[rowSlot + r]);
             }
             else if (kMerge == RunFeatureMerge::ConflictDetection)
             {
                 // Algorithm 3: group the lanes by label, reduce each group into its lowest lane (the
                 // leader) with the masked tree reduction, only leaders vote. Lanes without a run form a
                 // group of their own (label -1) and do not vote.
-                const int l = valid ? static_cast<int>(labelRow[s]) : -1;
+                const int l = valid ? runLabels[rowSlot + r] : -1;
                 const unsigned peers = __match_any_sync(kFullMask, l);
                 const unsigned rank0 = __popc(peers & lanesBelow);
                 // Runs are in increasing x along the lanes: the group's max x is its highest lane's.
@@ -630,7 +668,7 @@ accumulateRunsKernel(int rows, int cols, const unsigned* bits, int wordsPerRow, 
                 root.maxY = features.maxY[slot];
                 root.sumX = features.sumX[slot];
                 root.sumY = features.sumY[slot];
-                root.storeTo(acc, labelRow[s]);
+                root.storeTo(acc, runLabels[slot]);
             }
         });
 
@@ -658,170 +696,272 @@ accumulateRunsKernel(int rows, int cols, const unsigned* bits, int wordsPerRow, 
     device::mergeBlockBackground(rowBackground, blockBackground, acc);
 }
 
+// ---- the label image, written once --------------------------------------------------------------------
+
+/** Four labels, stored with one vector store when `vector` (aligned and inside the row) else one by one. */
+__device__ __forceinline__ void storeQuad(int* p, const int (&v)[4], int n, bool vector)
+{
+    if (vector)
+        *reinterpret_cast<int4*>(p) = make_int4(v[0], v[1], v[2], v[3]);
+    else
+        for (int k = 0; k < n; ++k)
+            p[k] = v[k];
+}
+__device__ __forceinline__ void storeQuad(unsigned short* p, const int (&v)[4], int n, bool vector)
+{
+    if (vector)
+        *reinterpret_cast<ushort4*>(p) = make_ushort4(static_cast<unsigned short>(v[0]), static_cast<unsigned short>(v[1]),
+                                                      static_cast<unsigned short>(v[2]), static_cast<unsigned short>(v[3]));
+    else
+        for (int k = 0; k < n; ++k)
+            p[k] = static_cast<unsigned short>(v[k]);
+}
+
+/** Every pixel's final label, from the ranked run table: one thread per 4 pixels of a row (a 16-byte
+store for int32 labels when the rows allow it), background zeros in the same stores. A pixel's run is
+found from its word's bits and edge count (RunTable::slotOf, with the word loaded once). */
+template <typename LabelT>
+__global__ void writeLabelsKernel(const RunTable t, const int* runLabels, char* labels, size_t step,
+                                  unsigned quadsPerRow, bool vectorRows)
+{
+    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned y = i / quadsPerRow;
+    if (y >= static_cast<unsigned>(t.rows))
+        return;
+    const unsigned x0 = (i - y * quadsPerRow) * 4u;
+    const size_t c = static_cast<size_t>(y) * t.wordsPerRow + (x0 >> 5);
+    const unsigned f = t.bits[c];
+    const unsigned before = t.edgesBefore[c];
+    const unsigned edgeMask = f ^ ((f << 1) | (before & 1u));
+    const unsigned rowSlot = t.rowSlots[y];
+    const int n = min(4, t.cols - static_cast<int>(x0));
+    int v[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+    {
+        const unsigned b = (x0 + k) & 31u;
+        v[k] = 0;
+        if (k < n && ((f >> b) & 1u))
+            v[k] = runLabels[rowSlot + ((before + __popc(edgeMask & ((2u << b) - 1u)) - 1u) >> 1)];
+    }
+    storeQuad(reinterpret_cast<LabelT*>(labels + y * step) + x0, v, n, vectorRows && n == 4);
+}
+
 unsigned rowBlocks(int rows) { return static_cast<unsigned>((rows + kRowsPerBlock - 1ll) / kRowsPerBlock); }
 
 // ---- the labeling and analysis objects ----------------------------------------------------------------
 
-/** The FLSL labeling (Algorithm 1). With onTheFly (FLSL+OTF, Algorithm 2) and statistics wanted, it also
-moves every run's features to its root while the runs are united. Keeps the foreground bitmap (and the
-OTF feature table) for RunAnalysis. */
-class FullRunLabeling : public Labeling
+/** The FLSL labeling (Algorithm 1) on the run table. With onTheFly (FLSL+OTF, Algorithm 2) and statistics
+wanted, it also moves every run's features to its root while the runs are united. Keeps the run table,
+the runs' final labels (and OTF's feature table) for writeLabels and RunAnalysis. */
+class FullRunLabeling : public RunLabeling
 {
 public:
     explicit FullRunLabeling(bool onTheFly) : onTheFly_(onTheFly) {}
 
-    void label(const BinaryImage& image, const LabelForest& forest, int connectivity, bool wantStats,
-               cudaStream_t stream) override;
+    void labelAndRank(const BinaryImage& image, int connectivity, bool wantStats, int* d_componentCount,
+                      cudaStream_t stream) override;
+    void writeLabels(void* labels, size_t step, bool labels16u, cudaStream_t stream) const override;
 
-    /** Queues the statistics of the final labels, with the runs' features merged as `merge` says. */
-    void accumulate(RunFeatureMerge merge, const LabelImage& labels, const StatsAccumulators& stats,
-                    cudaStream_t stream) const;
+    /** Queues the statistics of every label, with the runs' features merged as `merge` says. */
+    void accumulate(RunFeatureMerge merge, const StatsAccumulators& stats, cudaStream_t stream) const;
 
 private:
-    /** OTF: run detection with edge counts, scanned into run slots; the feature table. */
-    void detectRunsWithFeatures(const BinaryImage& image, const LabelForest& forest, OnTheFlyState& otf,
-                                cudaStream_t stream);
-    template <RunFeatureMerge kMerge>
-    void accumulate(const LabelImage& labels, const StatsAccumulators& stats, cudaStream_t stream) const;
+    /** Lays out the bitmap, edge counts and row slots (plus CUB's scan storage) in tableBuffer_. */
+    void allocateTable(const BinaryImage& image, cudaStream_t stream);
+    /** Nodes and unions; leaves every run pointing at its root. */
+    template <int kConnectivity>
+    void unite(bool onTheFly, cudaStream_t stream);
+    void compressRuns(cudaStream_t stream);
 
     bool onTheFly_;
     bool featuresReady_ = false; //!< OTF ran with features: they sit at the roots
-    int rows_ = 0, cols_ = 0, wordsPerRow_ = 0;
-    StreamBuffer bitsBuffer_;       //!< the foreground bitmap (all variants)
-    StreamBuffer edgesBeforeBuffer_; //!< OTF: scanned edge counts per chunk
-    StreamBuffer featuresBuffer_;   //!< OTF: the feature table
-    unsigned* bits_ = nullptr;
-    unsigned* edgesBefore_ = nullptr;
+    bool ranked_ = false;
+    RunTable table_ = {};
+    size_t runs_ = 0;              //!< slots in the run table: the runs, or their bound (small images)
+    void* scanTemp_ = nullptr;
+    size_t scanBytes_ = 0;
+    int* runLabels_ = nullptr;     //!< per slot: the parent, then (ranked) the run's final label
+    StreamBuffer tableBuffer_;     //!< bitmap, edge counts, row slots, scan storage
+    StreamBuffer runBuffer_;       //!< run parents / labels, ranking scratch
+    StreamBuffer featuresBuffer_;  //!< OTF: the feature table
     RunFeatures features_ = {};
 };
 
-void FullRunLabeling::label(const BinaryImage& image, const LabelForest& forest, int connectivity, bool wantStats,
-                            cudaStream_t stream)
+void FullRunLabeling::allocateTable(const BinaryImage& image, cudaStream_t stream)
 {
-    rows_ = forest.rows;
-    cols_ = forest.cols;
-    wordsPerRow_ = (forest.cols - 1) / kWarpSize + 1; // cols >= 1; cols + 31 may pass INT_MAX
-    const size_t words = static_cast<size_t>(rows_) * wordsPerRow_;
-    bits_ = static_cast<unsigned*>(bitsBuffer_.allocate(words * sizeof(unsigned), stream));
-
-    const bool onTheFly = wantStats && onTheFly_;
-    featuresReady_ = false;
-    OnTheFlyState otf = {};
-    if (onTheFly)
-        detectRunsWithFeatures(image, forest, otf, stream);
-    else
-    {
-        detectRunsKernel<false><<<rowBlocks(rows_), kRowThreads, 0, stream>>>(image, forest, bits_, wordsPerRow_,
-                                                                              nullptr);
-        checkLaunch("FLSL run detection");
-    }
-
-    withConnectivity(connectivity, [&](auto c) {
-        if (onTheFly)
-            uniteRunsKernel<decltype(c)::value, true>
-                <<<rowBlocks(rows_), kRowThreads, 0, stream>>>(forest, bits_, wordsPerRow_, otf);
-        else
-            uniteRunsKernel<decltype(c)::value, false>
-                <<<rowBlocks(rows_), kRowThreads, 0, stream>>>(forest, bits_, wordsPerRow_, otf);
-        checkLaunch("FLSL union");
-    });
-
-    compressRunNodesKernel<<<blocksFor(static_cast<long long>(words), kWordThreads), kWordThreads, 0, stream>>>(
-        forest, bits_, wordsPerRow_, static_cast<unsigned>(words));
-    checkLaunch("FLSL node compression");
-}
-
-void FullRunLabeling::detectRunsWithFeatures(const BinaryImage& image, const LabelForest& forest,
-                                             OnTheFlyState& otf, cudaStream_t stream)
-{
-    // Edge counts per chunk, scanned in place into the edges before each chunk; the extra last entry
-    // becomes the total (twice the number of runs).
-    const size_t words = static_cast<size_t>(rows_) * wordsPerRow_;
-    const int items = static_cast<int>(words + 1);
-    size_t scanBytes = 0;
-    checkCuda(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes, static_cast<const unsigned*>(nullptr),
-                                            static_cast<unsigned*>(nullptr), items),
+    const int rows = image.rows;
+    const int wordsPerRow = (image.cols - 1) / kWarpSize + 1; // cols >= 1; cols + 31 may pass INT_MAX
+    const size_t words = static_cast<size_t>(rows) * wordsPerRow;
+    scanBytes_ = 0;
+    checkCuda(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes_, static_cast<const unsigned*>(nullptr),
+                                            static_cast<unsigned*>(nullptr), rows + 1),
               "cub::DeviceScan::ExclusiveSum (size query)");
-    edgesBefore_ = static_cast<unsigned*>(edgesBeforeBuffer_.allocate(items * sizeof(unsigned), stream));
-    StreamBuffer scanBuffer;
-    void* scanTemp = scanBuffer.allocate(scanBytes, stream);
+    const size_t wordBytes = alignUp(words * sizeof(unsigned));
+    const size_t rowBytes = alignUp((rows + 1ull) * sizeof(unsigned));
+    char* p = static_cast<char*>(tableBuffer_.allocate(2 * wordBytes + rowBytes + scanBytes_, stream));
+    table_.bits = reinterpret_cast<unsigned*>(p);
+    table_.edgesBefore = reinterpret_cast<unsigned*>(p + wordBytes);
+    table_.rowSlots = reinterpret_cast<unsigned*>(p + 2 * wordBytes);
+    scanTemp_ = p + 2 * wordBytes + rowBytes;
+    table_.rows = rows;
+    table_.cols = image.cols;
+    table_.wordsPerRow = wordsPerRow;
+}
 
-    detectRunsKernel<true><<<rowBlocks(rows_), kRowThreads, 0, stream>>>(image, forest, bits_, wordsPerRow_,
-                                                                         edgesBefore_);
+void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, bool wantStats,
+                                   int* d_componentCount, cudaStream_t stream)
+{
+    ranked_ = featuresReady_ = false;
+    allocateTable(image, stream);
+    const int rows = table_.rows;
+    unsigned* rowSlots = const_cast<unsigned*>(table_.rowSlots);
+
+    // 1. Runs of every row; their counts, scanned in place, give each row's first slot and the total.
+    const bool wideRows = reinterpret_cast<size_t>(image.data) % 16 == 0 && image.step % 16 == 0;
+    detectRunsKernel<<<rowBlocks(rows), kRowThreads, 0, stream>>>(image, const_cast<unsigned*>(table_.bits),
+                                                                const_cast<unsigned*>(table_.edgesBefore),
+                                                                table_.wordsPerRow, rowSlots, wideRows);
     checkLaunch("FLSL run detection");
-    checkCuda(cudaMemsetAsync(edgesBefore_ + words, 0, sizeof(unsigned), stream), "cudaMemsetAsync (FLSL edges)");
-    checkCuda(cub::DeviceScan::ExclusiveSum(scanTemp, scanBytes, edgesBefore_, edgesBefore_, items, stream),
-              "cub::DeviceScan::ExclusiveSum (FLSL run slots)");
+    checkCuda(cudaMemsetAsync(rowSlots + rows, 0, sizeof(unsigned), stream), "cudaMemsetAsync (FLSL row slots)");
+    checkCuda(cub::DeviceScan::ExclusiveSum(scanTemp_, scanBytes_, rowSlots, rowSlots, rows + 1, stream),
+              "cub::DeviceScan::ExclusiveSum (FLSL row slots)");
 
-    // The feature table is sized by the number of runs: the one wait of label().
-    unsigned totalEdges = 0;
-    checkCuda(cudaMemcpyAsync(&totalEdges, edgesBefore_ + words, sizeof(unsigned), cudaMemcpyDeviceToHost, stream),
-              "cudaMemcpyAsync (FLSL run count)");
-    checkCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (FLSL run count)");
-    const size_t runs = totalEdges / 2;
-    if (runs > 0)
-    {
-        const size_t sums = alignUp(runs * sizeof(unsigned long long));
-        const size_t ints = alignUp(runs * sizeof(int));
-        char* p = static_cast<char*>(featuresBuffer_.allocate(2 * sums + 4 * ints, stream));
-        features_.sumX = reinterpret_cast<unsigned long long*>(p);
-        features_.sumY = reinterpret_cast<unsigned long long*>(p + sums);
-        features_.area = reinterpret_cast<int*>(p + 2 * sums);
-        features_.minX = reinterpret_cast<int*>(p + 2 * sums + ints);
-        features_.maxX = reinterpret_cast<int*>(p + 2 * sums + 2 * ints);
-        features_.maxY = reinterpret_cast<int*>(p + 2 * sums + 3 * ints);
-        initRunFeaturesKernel<<<rowBlocks(rows_), kRowThreads, 0, stream>>>(rows_, cols_, bits_, wordsPerRow_,
-                                                                            edgesBefore_, features_);
-        checkLaunch("FLSL+OTF feature initialization");
-    }
-    otf.features = features_;
-    otf.slot.bits = bits_;
-    otf.slot.edgesBefore = edgesBefore_;
-    otf.slot.wordsPerRow = wordsPerRow_;
-    otf.slot.ld = forest.ld;
-    featuresReady_ = true;
-}
-
-template <RunFeatureMerge kMerge>
-void FullRunLabeling::accumulate(const LabelImage& labels, const StatsAccumulators& stats, cudaStream_t stream) const
-{
-    const unsigned blocks = rowBlocks(rows_);
-    if (labels.is16u)
-        accumulateRunsKernel<kMerge, unsigned short><<<blocks, kRowThreads, 0, stream>>>(
-            rows_, cols_, bits_, wordsPerRow_, labels, stats, features_, edgesBefore_);
+    // 2. The size of the run table. A small image takes the bound (at most ceil(cols / 2) runs per row),
+    // the slots past the last run zero: background to the ranking, read by nothing else. Otherwise (and
+    // for OTF, whose feature table is 32 bytes per run) the number of runs, at the cost of a wait.
+    const bool onTheFly = onTheFly_ && wantStats;
+    const size_t bound = static_cast<size_t>(rows) * ((static_cast<size_t>(table_.cols) + 1) / 2);
+    const bool sizedByBound = !onTheFly && bound * sizeof(int) <= kBoundTableBytes;
+    if (sizedByBound)
+        runs_ = bound;
     else
-        accumulateRunsKernel<kMerge, int><<<blocks, kRowThreads, 0, stream>>>(
-            rows_, cols_, bits_, wordsPerRow_, labels, stats, features_, edgesBefore_);
-    checkLaunch("FLSL statistics");
+    {
+        unsigned runs = 0;
+        checkCuda(cudaMemcpyAsync(&runs, rowSlots + rows, sizeof(unsigned), cudaMemcpyDeviceToHost, stream),
+                  "cudaMemcpyAsync (FLSL run count)");
+        checkCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (FLSL run count)");
+        runs_ = runs;
+    }
+    if (runs_ == 0)
+    {
+        checkCuda(cudaMemsetAsync(d_componentCount, 0, sizeof(int), stream), "cudaMemsetAsync (component count)");
+        ranked_ = true;
+        featuresReady_ = onTheFly;
+        return;
+    }
+
+    // 3. Nodes (parent = up link), unions (down links), compression, then the shared ranking on the
+    // 1 x runs forest of slots, and its relabeling in place: runLabels_[slot] = the run's final label.
+    const LabelForest slots = { nullptr, static_cast<int>(runs_), 1, static_cast<int>(runs_) };
+    const size_t parentBytes = alignUp(runs_ * sizeof(int));
+    const size_t rankBytes = rankScratchBytes(slots.rows, slots.cols);
+    char* p = static_cast<char*>(runBuffer_.allocate(parentBytes + rankBytes, stream));
+    runLabels_ = reinterpret_cast<int*>(p);
+    if (sizedByBound)
+        checkCuda(cudaMemsetAsync(runLabels_, 0, runs_ * sizeof(int), stream), "cudaMemsetAsync (FLSL runs)");
+    if (onTheFly)
+    {
+        const size_t sums = alignUp(runs_ * sizeof(unsigned long long));
+        const size_t ints = alignUp(runs_ * sizeof(int));
+        char* q = static_cast<char*>(featuresBuffer_.allocate(2 * sums + 4 * ints, stream));
+        features_.sumX = reinterpret_cast<unsigned long long*>(q);
+        features_.sumY = reinterpret_cast<unsigned long long*>(q + sums);
+        features_.area = reinterpret_cast<int*>(q + 2 * sums);
+        features_.minX = reinterpret_cast<int*>(q + 2 * sums + ints);
+        features_.maxX = reinterpret_cast<int*>(q + 2 * sums + 2 * ints);
+        features_.maxY = reinterpret_cast<int*>(q + 2 * sums + 3 * ints);
+    }
+    withConnectivity(connectivity, [&](auto c) { unite<decltype(c)::value>(onTheFly, stream); });
+    LabelForest forest = slots;
+    forest.data = runLabels_;
+    compressAndRank(forest, p + parentBytes, rankBytes, d_componentCount, stream);
+    relabelAndAccumulate(forest, p + parentBytes, runLabels_, parentBytes, false, nullptr, stream);
+    ranked_ = true;
+    featuresReady_ = onTheFly;
 }
 
-void FullRunLabeling::accumulate(RunFeatureMerge merge, const LabelImage& labels, const StatsAccumulators& stats,
-                                 cudaStream_t stream) const
+template <int kConnectivity>
+void FullRunLabeling::unite(bool onTheFly, cudaStream_t stream)
 {
-    if (!bits_)
+    if (onTheFly)
+    {
+        const unsigned blocks = rowBlocks(table_.rows);
+        initRunFeaturesKernel<<<blocks, kRowThreads, 0, stream>>>(table_, runLabels_, features_);
+        checkLaunch("FLSL+OTF nodes");
+        uniteOnTheFlyKernel<kConnectivity><<<blocks, kRowThreads, 0, stream>>>(table_, runLabels_, features_);
+        checkLaunch("FLSL+OTF union");
+        compressRuns(stream);
+        return;
+    }
+    // Nodes with their up links, whose chains (one run per row under a tall component) are compressed
+    // before the unions walk them, then the down links, then the compression for the ranking.
+    const unsigned words = static_cast<unsigned>(table_.rows) * static_cast<unsigned>(table_.wordsPerRow);
+    const unsigned blocks = blocksFor(words, kWordThreads);
+    linkRunsKernel<kConnectivity, false><<<blocks, kWordThreads, 0, stream>>>(table_, runLabels_, words);
+    checkLaunch("FLSL nodes");
+    compressRuns(stream);
+    linkRunsKernel<kConnectivity, true><<<blocks, kWordThreads, 0, stream>>>(table_, runLabels_, words);
+    checkLaunch("FLSL union");
+    compressRuns(stream);
+}
+
+void FullRunLabeling::compressRuns(cudaStream_t stream)
+{
+    compressRunsKernel<<<blocksFor(static_cast<long long>(runs_), kWordThreads), kWordThreads, 0, stream>>>(
+        runLabels_, static_cast<unsigned>(runs_));
+    checkLaunch("FLSL run compression");
+}
+
+void FullRunLabeling::writeLabels(void* labels, size_t step, bool labels16u, cudaStream_t stream) const
+{
+    if (!ranked_)
+        checkCuda(cudaErrorInvalidValue, "FLSL: labels written before labeling");
+    const unsigned quadsPerRow = (static_cast<unsigned>(table_.cols) + 3u) / 4u;
+    const long long threads = static_cast<long long>(quadsPerRow) * table_.rows;
+    const size_t vectorBytes = labels16u ? 8 : 16;
+    const bool vectorRows = reinterpret_cast<size_t>(labels) % vectorBytes == 0 && step % vectorBytes == 0;
+    char* out = static_cast<char*>(labels);
+    if (labels16u)
+        writeLabelsKernel<unsigned short><<<blocksFor(threads, 256), 256, 0, stream>>>(
+            table_, runLabels_, out, step, quadsPerRow, vectorRows);
+    else
+        writeLabelsKernel<int><<<blocksFor(threads, 256), 256, 0, stream>>>(table_, runLabels_, out, step,
+                                                                           quadsPerRow, vectorRows);
+    checkLaunch("FLSL labels");
+}
+
+void FullRunLabeling::accumulate(RunFeatureMerge merge, const StatsAccumulators& stats, cudaStream_t stream) const
+{
+    if (!ranked_)
         checkCuda(cudaErrorInvalidValue, "FLSL: statistics before labeling");
     if (merge == RunFeatureMerge::OnTheFly && !featuresReady_)
         checkCuda(cudaErrorInvalidValue, "FLSL+OTF: statistics of a labeling that gathered no features");
+    const unsigned blocks = rowBlocks(table_.rows);
     if (merge == RunFeatureMerge::OnTheFly)
-        accumulate<RunFeatureMerge::OnTheFly>(labels, stats, stream);
+        accumulateRunsKernel<RunFeatureMerge::OnTheFly><<<blocks, kRowThreads, 0, stream>>>(table_, runLabels_, stats,
+                                                                                            features_);
     else if (merge == RunFeatureMerge::ConflictDetection)
-        accumulate<RunFeatureMerge::ConflictDetection>(labels, stats, stream);
+        accumulateRunsKernel<RunFeatureMerge::ConflictDetection><<<blocks, kRowThreads, 0, stream>>>(
+            table_, runLabels_, stats, features_);
     else
-        accumulate<RunFeatureMerge::Atomic>(labels, stats, stream);
+        accumulateRunsKernel<RunFeatureMerge::Atomic><<<blocks, kRowThreads, 0, stream>>>(table_, runLabels_, stats,
+                                                                                          features_);
+    checkLaunch("FLSL statistics");
 }
 
-/** The statistics of the FLSL family, from the runs its FullRunLabeling kept. */
+/** The statistics of the FLSL family, from the run table its FullRunLabeling kept (no label image read). */
 class RunAnalysis : public Analysis
 {
 public:
     explicit RunAnalysis(RunFeatureMerge merge) : merge_(merge) {}
-    void accumulate(const BinaryImage& /*image*/, const LabelImage& labels, const Labeling& labeling,
+    void accumulate(const BinaryImage& /*image*/, const LabelImage& /*labels*/, const Labeling& labeling,
                     const StatsAccumulators& stats, cudaStream_t stream) override
     {
         const FullRunLabeling* runs = dynamic_cast<const FullRunLabeling*>(&labeling);
         if (!runs)
             checkCuda(cudaErrorInvalidValue, "FLSL statistics: the row pairs them with another labeling");
-        runs->accumulate(merge_, labels, stats, stream);
+        runs->accumulate(merge_, stats, stream);
     }
 
 private:
