@@ -89,11 +89,14 @@ cv::Error::StsOutOfRange instead and leaves @p labels, @p stats and @p centroids
 @param stream Stream for all the work (uploads, kernels, downloads).
 @return N, the number of labels including the background label 0.
 
-Synchronization: the number of labels sizes @p stats and @p centroids and is returned, so the call
-waits once for @p stream after the labeling, before the relabeling and the statistics are queued. When
-every output is a GpuMat the call then returns without waiting again: the outputs are ready once
-@p stream is (e.g. after stream.waitForCompletion()). Each output given as a host Mat is downloaded
-and waited for before the call returns.
+Synchronization: the number of labels sizes @p stats and @p centroids and is returned, so the call waits
+once for @p stream after the labeling, before the statistics are queued (the FLSL family, hence
+CCA_DEFAULT, queues the label image before that wait when @p labels is a CV_32S GpuMat, and waits once
+more, for the number of runs, on images above about 2^23 pixels). When every output is a GpuMat the call
+then returns without waiting again: the outputs are ready once @p stream is (e.g. after
+stream.waitForCompletion()). Each output given as a host Mat is downloaded and waited for before the
+call returns. A call that runs out of device memory raises cv::Error::StsNoMem and holds no device
+memory afterwards.
 
 Errors: arguments are checked before any GPU work; a wrong argument raises cv::Exception naming it,
 and no output is modified.

@@ -8,9 +8,10 @@
 //   FLSL      (section 3.1)               one set of atomics per FULL run, after labeling;
 //   FLSL+CD   (section 3.3, Algorithm 3)  a warp's runs of one component are reduced into a leader first;
 //   FLSL+OTF  (section 3.2, Algorithm 2)  the features move with each union and end at the roots.
-// Key idea: one warp per row finds its runs with __ballot_sync (Algorithm 1) and keeps a 1-bit bitmap
-// and per-word edge counts; the runs are the union-find nodes (slot = raster rank of the run), one thread
-// per run makes at most one union, and the label image is written once, from the ranked runs.
+// Key idea: one warp per row finds its runs (Algorithm 1, 16 pixels per lane) and keeps a 1-bit bitmap
+// and per-word edge counts; the runs are the union-find nodes (slot = raster rank of the run), a run's
+// up link is made when its node is, its down link is its one union, and the label image is written once,
+// from the ranked runs.
 // Departures from the paper, proofs and memory: doc/algorithms.md, section "FLSL".
 
 #include <climits>
@@ -408,8 +409,8 @@ __device__ void mergeOnTheFly(int* parent, const RunFeatures& f, int l1, int l2)
 }
 
 // ---- union of the runs ------------------------------------------------------------------------------
-// A pair of adjacent runs (rows y-1, y) is united by the thread of the run that STARTS LATER (the lower
-// run on a tie), so every thread makes at most two unions, both found in O(1); the paper's one thread per
+// A pair of adjacent runs (rows y-1, y) is linked by the run that STARTS LATER (the lower run on a tie),
+// so every run makes at most two links, both found in O(1); the paper's one thread per
 // run walks every run of the previous row that overlaps its own (LSL's ER indexing), and a run under a
 // comb then makes thousands of unions in one thread. For the run [s, e) of row y:
 //   up link:   the run of row y-1 that starts at or before s and touches us: it holds pixel s (4-conn),
@@ -652,7 +653,7 @@ accumulateRunsKernel(const RunTable t, const int* runLabels, const StatsAccumula
                     group.atomicMergeInto(acc, l);
                 }
             }
-            else // OnTheFly: after label(), exactly the roots' slots are non-empty
+            else // OnTheFly: after the unions, exactly the roots' slots are non-empty
             {
                 if (!valid)
                     return;
