@@ -340,4 +340,16 @@ int connectedComponentsWithStats(InputArray _image, OutputArray _labels, OutputA
     }
 }
 
+int connectedComponentsWithStats(InputArray image, OutputArray labels, OutputArray stats, OutputArray centroids,
+                                 int connectivity, int ltype, int algorithm)
+{
+    // Arguments first: a bad argument must raise its own error, with or without a CUDA driver (Stream::Null()
+    // needs one).
+    checkArguments(image, labels, stats, centroids, connectivity, ltype, algorithm);
+    if (getCudaEnabledDeviceCount() <= 0)
+        CV_Error(Error::GpuNotSupported, "cv::cuda::connectedComponentsWithStats: no CUDA device is available");
+    return connectedComponentsWithStats(image, labels, stats, centroids, connectivity, ltype, algorithm,
+                                        Stream::Null());
+}
+
 }} // namespace cv::cuda

@@ -343,7 +343,7 @@ TEST(CUDACCA_Arguments, ValidArgumentsWithoutGpuThrowCvException)
             cv::cuda::GpuMat l;
             return cv::cuda::connectedComponentsWithStats(fake, l, cv::noArray(), cv::noArray(), 8, CV_32S,
                                                           cv::cuda::CCA_DEFAULT, nullStreamWrapper()); } },
-        { "default stream argument (Stream::Null())", [&]() {
+        { "the overload without a stream (Stream::Null())", [&]() {
             cv::Mat l, s, c;
             return cv::cuda::connectedComponentsWithStats(img, l, s, c); } },
     };

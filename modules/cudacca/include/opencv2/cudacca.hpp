@@ -65,6 +65,16 @@ enum CCAAlgorithmTypes
     CCA_TMK     = 11, //!< Windisch et al.'s tree-merge feature extraction (compacted feature tree).
 };
 
+/** @overload
+The call on the default stream, Stream::Null() (see the overload with a stream below). Two overloads
+instead of a default for the stream: OpenCV's Python binding builds a default Stream argument before it can
+catch an exception, so without a CUDA driver such a call aborted the interpreter. This overload, declared
+first and so tried first by the binding, needs no Stream and raises cv2.error instead.
+*/
+CV_EXPORTS_W int connectedComponentsWithStats(InputArray image, OutputArray labels, OutputArray stats,
+                                              OutputArray centroids, int connectivity = 8, int ltype = CV_32S,
+                                              int algorithm = CCA_DEFAULT);
+
 /** @brief Computes the connected components of a binary image and their statistics on the GPU.
 
 The result equals cv::connectedComponentsWithStats(image, labels, stats, centroids, connectivity, ltype,
@@ -102,8 +112,10 @@ Errors: arguments are checked before any GPU work; a wrong argument raises cv::E
 and no output is modified.
  */
 CV_EXPORTS_W int connectedComponentsWithStats(InputArray image, OutputArray labels, OutputArray stats,
-                                              OutputArray centroids, int connectivity = 8, int ltype = CV_32S,
-                                              int algorithm = CCA_DEFAULT, Stream& stream = Stream::Null());
+                                              OutputArray centroids, int connectivity CV_WRAP_DEFAULT(8),
+                                              int ltype CV_WRAP_DEFAULT(CV_32S),
+                                              int algorithm CV_WRAP_DEFAULT(CCA_DEFAULT), Stream& stream);
+
 
 //! @}
 

@@ -84,32 +84,59 @@ class CudaccaBindingTest(unittest.TestCase):
         for name in ("connectivity", "ltype", "algorithm", "stream"):
             self.assertIn(name, doc, "argument %s not in the binding's signature:\n%s" % (name, doc))
 
-    def test_bad_arguments_raise(self):
-        n = cuda_device_count()
-        if n <= 0:
-            self.skipTest("needs a CUDA driver (getCudaEnabledDeviceCount() = %d): OpenCV's generated binding "
-                          "evaluates the default stream=Stream::Null() before its error guard, which aborts the "
-                          "interpreter without a driver; opencv_test_cudacca's argument tests cover validation "
-                          "without a GPU" % n)
-        # Run in a child process: without a CUDA driver the generated binding evaluates the default
-        # argument stream=cv::cuda::Stream::Null() outside its exception guard; Stream::Null() calls
-        # cv::cuda::getDevice(), which throws, and the uncaught C++ exception aborts the interpreter.
-        # A child keeps such an abort from killing the whole test run and lets us report it clearly.
-        res = subprocess.run([sys.executable, "-c", BAD_ARGUMENT_SCRIPT], capture_output=True, text=True,
-                             timeout=300)
+    def run_child(self, script):
+        # A child interpreter: if a call aborted the interpreter (as the generated binding's default
+        # stream=cv::cuda::Stream::Null() did without a CUDA driver, before the module's overload without a
+        # stream), the abort is reported here instead of killing the whole test run.
+        res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
         if res.returncode != 0:
-            self.fail("the bad-argument calls crashed the interpreter (exit code %d) instead of raising cv2.error.%s"
+            self.fail("the calls crashed the interpreter (exit code %d) instead of raising cv2.error.%s"
                       "\n--- child stderr (tail) ---\n%s"
                       % (res.returncode,
-                         "\nCause: the binding's default stream=Stream::Null() throws outside ERRWRAP when there is"
-                         " no CUDA driver (cv::cuda::getDevice)." if "getDevice" in res.stderr else "",
+                         "\nCause: a default stream=Stream::Null() throws outside the binding's error guard when"
+                         " there is no CUDA driver (cv::cuda::getDevice)." if "getDevice" in res.stderr else "",
                          res.stderr[-2000:]))
+        return res
+
+    def test_without_gpu_a_valid_call_raises(self):
+        n = cuda_device_count()
+        if n > 0:
+            self.skipTest("a CUDA device is present (%d): this test is for machines without one" % n)
+        res = self.run_child(NO_GPU_SCRIPT)
+        results = dict(line.split(": ", 1) for line in res.stdout.splitlines() if ": " in line)
+        self.assertTrue(results, "no result from the child:\n%s\n%s" % (res.stdout, res.stderr))
+        for what, outcome in sorted(results.items()):
+            with self.subTest(what):
+                self.assertTrue(outcome.startswith("cv2.error"), "%s: expected cv2.error, got %s" % (what, outcome))
+                print("  without a GPU, %s: %s" % (what, outcome), file=sys.stderr)
+
+    def test_bad_arguments_raise(self):
+        # With or without a GPU: every bad argument raises cv2.error, checked before any device work.
+        res = self.run_child(BAD_ARGUMENT_SCRIPT)
         results = dict(line.split(": ", 1) for line in res.stdout.splitlines() if ": " in line)
         self.assertTrue(results, "no result from the child:\n%s\n%s" % (res.stdout, res.stderr))
         for what, outcome in sorted(results.items()):
             with self.subTest(what):
                 self.assertEqual(outcome, "cv2.error", "%s: expected cv2.error, got %s" % (what, outcome))
 
+
+# Runs in a child interpreter (see test_without_gpu_a_valid_call_raises); "<case>: <outcome>" per case.
+NO_GPU_SCRIPT = r"""
+import numpy as np, cv2
+img = np.zeros((16, 16), np.uint8)
+img[4:8, 4:8] = 255
+for what, kwargs in (("numpy image, defaults", {}),
+                     ("numpy image, every argument but the stream",
+                      dict(connectivity=4, ltype=cv2.CV_16U, algorithm=cv2.cuda.CCA_UF))):
+    try:
+        cv2.cuda.connectedComponentsWithStats(img, **kwargs)
+        outcome = "no exception"
+    except cv2.error as e:
+        outcome = "cv2.error: " + str(e).strip().splitlines()[-1][:160]
+    except Exception as e:
+        outcome = "%s: %s" % (type(e).__name__, e)
+    print("%s: %s" % (what, outcome.replace("\n", " ")), flush=True)
+"""
 
 # Runs in a child interpreter (see test_bad_arguments_raise); prints "<case>: <outcome>" per case.
 BAD_ARGUMENT_SCRIPT = r"""
