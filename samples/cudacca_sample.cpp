@@ -4,8 +4,9 @@
 // cudacca sample: threshold an image, label its connected components on the GPU with
 // cv::cuda::connectedComponentsWithStats, print the largest components and write a color-coded label image.
 //
-//   cudacca_sample [image] [--threshold=T] [--invert] [--connectivity=8|4] [--algorithm=default|uf]
-//                  [--output=cudacca_labels.png] [--check]
+//   cudacca_sample [image] [--threshold=T] [--invert] [--connectivity=8|4] [--algorithm=NAME]
+//                  [--output=cudacca_labels.png] [--boxes=FILE] [--repeat=N] [--check]
+//   NAME: default, uf, bke, buf, ke, ole, rcu, ha, flsl, flsl_cd, flsl_otf, tmk (cv::cuda::CCA_*)
 //   (cv::CommandLineParser syntax: values follow "=", also for short names: -c=4, -t=100)
 //
 // Exit codes: 0 success, 1 error (bad argument, unreadable image, OpenCV error), 2 no CUDA device,
@@ -19,6 +20,7 @@
 #include <opencv2/cudacca.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -36,10 +38,42 @@ static const char* const keys =
     "{threshold t   | otsu              | binarization: 'otsu' or a fixed value 0..254 (foreground: pixel > value)}"
     "{invert        |                   | foreground is dark (pixel <= threshold)}"
     "{connectivity c| 8                 | 8 or 4}"
-    "{algorithm a   | default           | 'default' (CCA_DEFAULT) or 'uf' (CCA_UF)}"
+    "{algorithm a   | default           | default, uf, bke, buf, ke, ole, rcu, ha, flsl, flsl_cd, flsl_otf or tmk (cv::cuda::CCA_*)}"
     "{output o      | cudacca_labels.png| color-coded label image to write}"
+    "{boxes b       |                   | also write the label image with every bounding box and centroid drawn}"
+    "{repeat r      | 10                | timed calls after the warm-up (the median is printed)}"
     "{check         |                   | compare with the CPU cv::connectedComponentsWithStats (CCL_SAUF), print MATCH or MISMATCH}"
     "{help h        |                   | print this help}";
+
+// The algorithms of cv::cuda::CCAAlgorithmTypes by the name --algorithm takes.
+struct NamedAlgorithm
+{
+    const char* name;
+    int id;
+};
+static const NamedAlgorithm kAlgorithms[] = {
+    { "default", cv::cuda::CCA_DEFAULT }, { "uf", cv::cuda::CCA_UF },   { "bke", cv::cuda::CCA_BKE },
+    { "buf", cv::cuda::CCA_BUF },         { "ke", cv::cuda::CCA_KE },   { "ole", cv::cuda::CCA_OLE },
+    { "rcu", cv::cuda::CCA_RCU },         { "ha", cv::cuda::CCA_HA },   { "flsl", cv::cuda::CCA_FLSL },
+    { "flsl_cd", cv::cuda::CCA_FLSL_CD }, { "flsl_otf", cv::cuda::CCA_FLSL_OTF }, { "tmk", cv::cuda::CCA_TMK },
+};
+
+// The algorithm named `arg` (case-insensitive, "CCA_" optional), or -1.
+static int algorithmByName(std::string arg, std::string& canonical)
+{
+    std::transform(arg.begin(), arg.end(), arg.begin(), [](unsigned char c) { return (char)std::tolower(c); });
+    if (arg.rfind("cca_", 0) == 0)
+        arg = arg.substr(4);
+    for (const NamedAlgorithm& a : kAlgorithms)
+        if (arg == a.name)
+        {
+            canonical = "CCA_" + arg;
+            std::transform(canonical.begin(), canonical.end(), canonical.begin(),
+                           [](unsigned char c) { return (char)std::toupper(c); });
+            return a.id;
+        }
+    return -1;
+}
 
 // Same color for a label in the C++ and the Python sample; background (0) is black.
 static cv::Vec3b labelColor(int label)
@@ -92,6 +126,8 @@ int main(int argc, char** argv)
     const int connectivity = parser.get<int>("connectivity");
     const std::string algoArg = parser.get<std::string>("algorithm");
     const std::string output = parser.get<std::string>("output");
+    const std::string boxesOutput = parser.get<std::string>("boxes");
+    const int repeat = parser.get<int>("repeat");
     const bool check = parser.has("check");
     if (!parser.check())
     {
@@ -105,14 +141,19 @@ int main(int argc, char** argv)
         std::cerr << "error: --connectivity must be 4 or 8, got " << connectivity << std::endl;
         return 1;
     }
-    int algorithm;
-    if (algoArg == "default")
-        algorithm = cv::cuda::CCA_DEFAULT;
-    else if (algoArg == "uf")
-        algorithm = cv::cuda::CCA_UF;
-    else
+    std::string algoName;
+    const int algorithm = algorithmByName(algoArg, algoName);
+    if (algorithm < 0)
     {
-        std::cerr << "error: --algorithm must be 'default' or 'uf', got '" << algoArg << "'" << std::endl;
+        std::cerr << "error: --algorithm must be one of";
+        for (const NamedAlgorithm& a : kAlgorithms)
+            std::cerr << " " << a.name;
+        std::cerr << ", got '" << algoArg << "'" << std::endl;
+        return 1;
+    }
+    if (repeat < 1)
+    {
+        std::cerr << "error: --repeat must be at least 1, got " << repeat << std::endl;
         return 1;
     }
     int fixedThreshold = -1;
@@ -158,16 +199,22 @@ int main(int argc, char** argv)
         cv::cuda::Stream stream;
         cv::cuda::GpuMat d_binary, d_labels, d_stats, d_centroids;
         d_binary.upload(binary, stream);
-        // warm-up call (CUDA context, kernels, output allocation), then a timed one
-        cv::cuda::connectedComponentsWithStats(d_binary, d_labels, d_stats, d_centroids, connectivity, CV_32S,
-                                               algorithm, stream);
+        // warm-up call (CUDA context, kernels, output allocation), then --repeat timed ones
+        int n = cv::cuda::connectedComponentsWithStats(d_binary, d_labels, d_stats, d_centroids, connectivity,
+                                                       CV_32S, algorithm, stream);
         stream.waitForCompletion();
-        cv::TickMeter tm;
-        tm.start();
-        const int n = cv::cuda::connectedComponentsWithStats(d_binary, d_labels, d_stats, d_centroids,
-                                                             connectivity, CV_32S, algorithm, stream);
-        stream.waitForCompletion();
-        tm.stop();
+        std::vector<double> ms;
+        for (int i = 0; i < repeat; ++i)
+        {
+            cv::TickMeter tm;
+            tm.start();
+            n = cv::cuda::connectedComponentsWithStats(d_binary, d_labels, d_stats, d_centroids, connectivity,
+                                                       CV_32S, algorithm, stream);
+            stream.waitForCompletion();
+            tm.stop();
+            ms.push_back(tm.getTimeMilli());
+        }
+        std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
         cv::Mat labels, stats, centroids;
         d_labels.download(labels, stream);
         d_stats.download(stats, stream);
@@ -175,9 +222,10 @@ int main(int argc, char** argv)
         stream.waitForCompletion();
 
         std::cout << "GPU: " << cv::cuda::DeviceInfo().name() << ", connectivity " << connectivity
-                  << ", algorithm " << (algorithm == cv::cuda::CCA_UF ? "CCA_UF" : "CCA_DEFAULT") << std::endl;
+                  << ", algorithm " << algoName << std::endl;
         std::cout << "N = " << n << " labels (background included): " << n - 1 << " components, in "
-                  << cv::format("%.3f", tm.getTimeMilli()) << " ms (second call, outputs on the GPU)" << std::endl;
+                  << cv::format("%.3f", ms[ms.size() / 2]) << " ms per call (median of " << repeat
+                  << " calls after a warm-up, outputs on the GPU)" << std::endl;
 
         // 4. the five largest components
         std::vector<int> order(std::max(0, n - 1));
@@ -218,6 +266,24 @@ int main(int argc, char** argv)
             return 1;
         }
         std::cout << "wrote " << output << std::endl;
+        if (!boxesOutput.empty())
+        {
+            // every component's bounding box (white) and centroid (red cross) on the label image
+            for (int l = 1; l < n; ++l)
+            {
+                const int* s = stats.ptr<int>(l);
+                cv::rectangle(color, cv::Rect(s[cv::CC_STAT_LEFT], s[cv::CC_STAT_TOP], s[cv::CC_STAT_WIDTH],
+                                              s[cv::CC_STAT_HEIGHT]), cv::Scalar(255, 255, 255), 1);
+                cv::drawMarker(color, cv::Point(cvRound(centroids.at<double>(l, 0)), cvRound(centroids.at<double>(l, 1))),
+                               cv::Scalar(0, 0, 255), cv::MARKER_CROSS, 7, 1);
+            }
+            if (!cv::imwrite(boxesOutput, color))
+            {
+                std::cerr << "error: cannot write '" << boxesOutput << "'" << std::endl;
+                return 1;
+            }
+            std::cout << "wrote " << boxesOutput << " (bounding boxes and centroids)" << std::endl;
+        }
 
         // 6. optional exact comparison with the CPU
         if (check)

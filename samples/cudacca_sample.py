@@ -5,7 +5,11 @@
 cv2.cuda.connectedComponentsWithStats, print the largest components and write a color-coded label image.
 
     PYTHONPATH=<OpenCV build>/lib/python3 python3 cudacca_sample.py [image] [--threshold otsu|T] [--invert]
-        [--connectivity 8|4] [--algorithm default|uf] [--output cudacca_labels.png] [--check]
+        [--connectivity 8|4] [--algorithm NAME] [--output cudacca_labels.png] [--boxes FILE] [--repeat N]
+        [--check]
+
+NAME: default or one of cv2.cuda.CCA_* without the prefix (uf, bke, buf, ke, ole, rcu, ha, flsl, flsl_cd,
+flsl_otf, tmk), case-insensitive.
 
 Exit codes: 0 success, 1 error, 2 no CUDA device, 3 --check found a difference from the CPU's
 cv2.connectedComponentsWithStats (CCL_SAUF).
@@ -57,6 +61,12 @@ def threshold_arg(s):
     return v
 
 
+def algorithms():
+    """{'default': cv2.cuda.CCA_DEFAULT, 'uf': cv2.cuda.CCA_UF, ...}: every CCA_* constant of this cv2."""
+    cuda = getattr(cv2, "cuda", None)
+    return {name[4:].lower(): getattr(cuda, name) for name in dir(cuda) if name.startswith("CCA_")}
+
+
 class ArgumentParser(argparse.ArgumentParser):
     def error(self, message):  # exit code 1, not argparse's 2 (2 means: no CUDA device)
         self.print_usage(sys.stderr)
@@ -70,9 +80,14 @@ def main():
                     help="'otsu' (default) or a fixed value 0..254; foreground: pixel > T")
     ap.add_argument("--invert", action="store_true", help="foreground is dark (pixel <= threshold)")
     ap.add_argument("-c", "--connectivity", type=int, choices=(4, 8), default=8)
-    ap.add_argument("-a", "--algorithm", choices=("default", "uf"), default="default",
-                    help="default: cv2.cuda.CCA_DEFAULT, uf: cv2.cuda.CCA_UF")
+    ap.add_argument("-a", "--algorithm", default="default", metavar="NAME",
+                    help="default (cv2.cuda.CCA_DEFAULT) or another cv2.cuda.CCA_* without the prefix: %s"
+                    % ", ".join(sorted(algorithms())))
     ap.add_argument("-o", "--output", default="cudacca_labels.png", help="color-coded label image to write")
+    ap.add_argument("-b", "--boxes", default=None, metavar="FILE",
+                    help="also write the label image with every bounding box and centroid drawn")
+    ap.add_argument("-r", "--repeat", type=int, default=10,
+                    help="timed calls after the warm-up (the median is printed; default %(default)s)")
     ap.add_argument("--check", action="store_true",
                     help="compare with the CPU cv2.connectedComponentsWithStats (CCL_SAUF): MATCH or MISMATCH")
     args = ap.parse_args()
@@ -81,7 +96,13 @@ def main():
         print("error: this cv2 (%s, %s) has no cv2.cuda.connectedComponentsWithStats: build OpenCV with cudacca"
               % (cv2.__version__, getattr(cv2, "__file__", "?")), file=sys.stderr)
         return 1
-    algorithm = cv2.cuda.CCA_UF if args.algorithm == "uf" else cv2.cuda.CCA_DEFAULT
+    if args.repeat < 1:
+        ap.error("--repeat must be at least 1, got %d" % args.repeat)
+    name = args.algorithm.lower()
+    name = name[4:] if name.startswith("cca_") else name
+    if name not in algorithms():
+        ap.error("--algorithm must be one of %s, got %r" % (", ".join(sorted(algorithms())), args.algorithm))
+    algorithm = algorithms()[name]
 
     # 1. read and binarize (on the CPU)
     gray = cv2.imread(args.image, cv2.IMREAD_GRAYSCALE)
@@ -111,16 +132,17 @@ def main():
     kwargs = dict(connectivity=args.connectivity, ltype=cv2.CV_32S, algorithm=algorithm, stream=stream)
     cv2.cuda.connectedComponentsWithStats(d_binary, **kwargs)  # warm-up: CUDA context, kernels
     stream.waitForCompletion()
-    t0 = time.perf_counter()
-    n, d_labels, d_stats, d_centroids = cv2.cuda.connectedComponentsWithStats(d_binary, **kwargs)
-    stream.waitForCompletion()
-    ms = (time.perf_counter() - t0) * 1e3
+    times = []
+    for _ in range(args.repeat):
+        t0 = time.perf_counter()
+        n, d_labels, d_stats, d_centroids = cv2.cuda.connectedComponentsWithStats(d_binary, **kwargs)
+        stream.waitForCompletion()
+        times.append((time.perf_counter() - t0) * 1e3)
     labels, stats, centroids = d_labels.download(), d_stats.download(), d_centroids.download()
 
-    print("connectivity %d, algorithm %s" % (args.connectivity, "CCA_UF" if algorithm == cv2.cuda.CCA_UF
-                                                                 else "CCA_DEFAULT"))
-    print("N = %d labels (background included): %d components, in %.3f ms (second call, outputs on the GPU)"
-          % (n, n - 1, ms))
+    print("connectivity %d, algorithm CCA_%s" % (args.connectivity, name.upper()))
+    print("N = %d labels (background included): %d components, in %.3f ms per call (median of %d calls after a "
+          "warm-up, outputs on the GPU)" % (n, n - 1, sorted(times)[len(times) // 2], args.repeat))
 
     # 4. the five largest components (label 0 is the background)
     order = sorted(range(1, n), key=lambda l: (-int(stats[l, cv2.CC_STAT_AREA]), l))[:5]
@@ -132,10 +154,22 @@ def main():
                                                   centroids[l, 0], centroids[l, 1]))
 
     # 5. color-coded label image
-    if not cv2.imwrite(args.output, label_colors(labels)):
+    color = label_colors(labels)
+    if not cv2.imwrite(args.output, color):
         print("error: cannot write %r" % args.output, file=sys.stderr)
         return 1
     print("wrote %s" % args.output)
+    if args.boxes:
+        # every component's bounding box (white) and centroid (red cross) on the label image
+        for l in range(1, n):
+            x, y, w, h = (int(v) for v in stats[l, :4])
+            cv2.rectangle(color, (x, y), (x + w - 1, y + h - 1), (255, 255, 255), 1)
+            cv2.drawMarker(color, (int(round(centroids[l, 0])), int(round(centroids[l, 1]))), (0, 0, 255),
+                           cv2.MARKER_CROSS, 7, 1)
+        if not cv2.imwrite(args.boxes, color):
+            print("error: cannot write %r" % args.boxes, file=sys.stderr)
+            return 1
+        print("wrote %s (bounding boxes and centroids)" % args.boxes)
 
     # 6. optional exact comparison with the CPU
     if args.check:
