@@ -78,7 +78,10 @@ CV_EXPORTS_W int connectedComponentsWithStats(InputArray image, OutputArray labe
 /** @brief Computes the connected components of a binary image and their statistics on the GPU.
 
 The result equals cv::connectedComponentsWithStats(image, labels, stats, centroids, connectivity, ltype,
-cv::CCL_SAUF) on the CPU: label 0 is the background (zero pixels), labels 1..N-1 are numbered in raster
+cv::CCL_SAUF) (or cv::CCL_WU) on the CPU. The CPU's default, cv::CCL_DEFAULT, finds the same components;
+with 4-connectivity it also numbers them the same way, with 8-connectivity it numbers them by their first
+2x2 block (rows 2k and 2k+1) in raster order instead (as cv::CCL_GRANA and cv::CCL_BOLELLI do; seen on
+OpenCV 4.10 and 5.0, one and several threads). Here: label 0 is the background (zero pixels), labels 1..N-1 are numbered in raster
 order of the first pixel of each component, every statistics row and centroid is the CPU's, including
 the background row when the image has no background pixel (LEFT = -1, TOP = INT_MAX, WIDTH = HEIGHT =
 AREA = 0, centroid (NaN, NaN)).
