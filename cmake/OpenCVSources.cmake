@@ -1,6 +1,6 @@
 # Included by the top-level CMakeLists.txt at configure time.
-# Provides OpenCV 4.10.0 + contrib sources (fetched from Debian's source packages unless given),
-# applies our CUDA 13 patch, and provides NPP (toolkit or PyPI wheel) and numpy >= 2 headers (PyPI).
+# Provides OpenCV 4.10.0 + contrib sources (fetched from Debian's source packages unless given) and
+# applies our CUDA 13 patch, or OpenCV 5.0.0 + contrib (PyPI's opencv-contrib-python source distribution), and provides NPP (toolkit or PyPI wheel) and numpy >= 2 headers (PyPI).
 # Everything lands in ${CUDACCA_DEPS_DIR} (build/_deps); every step is guarded by a stamp file.
 
 set(CUDACCA_OPENCV_DEB_VERSION "4.10.0+dfsg-5")
@@ -9,6 +9,14 @@ set(CUDACCA_OPENCV_ORIG_SHA256 "4ca619efbad524c550771ab110332fc81293fb720bd03980
 set(CUDACCA_OPENCV_CONTRIB_TARBALL "opencv_4.10.0+dfsg.orig-contrib.tar.xz")
 set(CUDACCA_OPENCV_CONTRIB_SHA256 "bc499ce3a1421b2474c20cce9949a574311bb3b6a71a5527e00e6f71cdb646b9")
 set(CUDACCA_OPENCV_PATCH "${CMAKE_CURRENT_LIST_DIR}/opencv-4.10-cuda13.patch")
+
+# OpenCV 5.0.0 + opencv_contrib 5.0.0: the source distribution of opencv-contrib-python on PyPI (folders
+# opencv/ and opencv_contrib/). `pip download --no-binary :all:` would try to build the build backend's
+# dependencies from source; --no-binary for this one package only does not.
+set(CUDACCA_OPENCV5_SDIST_SPEC "opencv-contrib-python==5.0.0.93")
+set(CUDACCA_OPENCV5_SDIST "opencv_contrib_python-5.0.0.93.tar.gz")
+set(CUDACCA_OPENCV5_SDIST_SHA256 "da0ba61096b08c63cb4440d8fd6f323835cbb78b714c5ba22a39e1db68c83166")
+set(CUDACCA_OPENCV5_SDIST_TOP "opencv_contrib_python-5.0.0.93")
 
 set(CUDACCA_DEBIAN_URI "" CACHE STRING "Debian mirror for the deb-src entry (empty: the machine's own Debian URI)")
 set(CUDACCA_DEBIAN_KEYRING "/usr/share/keyrings/debian-archive-keyring.gpg" CACHE FILEPATH "Keyring for the deb-src entry")
@@ -92,6 +100,23 @@ function(cudacca_fetch_debian_tarballs dl_dir)
     message(FATAL_ERROR "cudacca: OpenCV tarballs missing or wrong sha256 after apt-get source (rc ${_rc}):\n${_out}\n${_err}")
   endif()
   message(STATUS "cudacca: both tarballs verified by sha256 (apt-get exit code ${_rc} ignored: the .dsc 404s)")
+endfunction()
+
+# Download the OpenCV 5.0 source distribution into dl_dir (once; checked by sha256).
+function(cudacca_fetch_opencv5_sdist python dl_dir)
+  _cudacca_sha256_ok("${dl_dir}/${CUDACCA_OPENCV5_SDIST}" ${CUDACCA_OPENCV5_SDIST_SHA256} _ok)
+  if(_ok)
+    return()
+  endif()
+  message(STATUS "cudacca: pip download ${CUDACCA_OPENCV5_SDIST_SPEC} (source distribution, 154 MB)")
+  file(MAKE_DIRECTORY "${dl_dir}")
+  execute_process(COMMAND "${python}" -m pip download --disable-pip-version-check -q --no-deps
+                          --no-binary opencv-contrib-python "${CUDACCA_OPENCV5_SDIST_SPEC}" -d "${dl_dir}"
+                  RESULT_VARIABLE _rc)
+  _cudacca_sha256_ok("${dl_dir}/${CUDACCA_OPENCV5_SDIST}" ${CUDACCA_OPENCV5_SDIST_SHA256} _ok)
+  if(NOT _ok)
+    message(FATAL_ERROR "cudacca: ${CUDACCA_OPENCV5_SDIST} missing or wrong sha256 after pip download (rc ${_rc})")
+  endif()
 endfunction()
 
 # Extract <tarball> into <dest_parent>, expecting top folder <name>; stamp = tarball sha256.

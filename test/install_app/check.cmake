@@ -1,7 +1,7 @@
 # ctest cudacca_install: installs the superbuild into PREFIX, builds and runs test/install_app against it,
 # and imports the installed cv2 (PYTHONPATH=PREFIX/python, no LD_LIBRARY_PATH: the RUNPATHs must do).
 # -DSUPERBUILD=<build dir> -DPREFIX=<prefix> -DAPP_SOURCE=<test/install_app> -DAPP_BINARY=<dir>
-# -DGENERATOR=<generator> -DPYTHON=<python3> -DPYDEPS=<numpy folder>
+# -DGENERATOR=<generator> -DPYTHON=<python3> -DPYDEPS=<numpy folder> -DOPENCV_MAJOR=<4 or 5>
 # (Arguments travel as a CMake list: none may contain a semicolon.)
 function(run what)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -14,8 +14,9 @@ endfunction()
 
 file(REMOVE_RECURSE "${PREFIX}" "${APP_BINARY}")
 run("cmake --install" "${CMAKE_COMMAND}" --install "${SUPERBUILD}" --prefix "${PREFIX}")
-foreach(f include/opencv4/opencv2/cudacca.hpp lib/libopencv_cudacca.so lib/cmake/opencv4/OpenCVConfig.cmake
-          python/cv2.abi3.so)
+# OpenCV 4.x installs include/opencv4 and lib/cmake/opencv4, 5.x opencv5 (-DOPENCV_MAJOR).
+foreach(f include/opencv${OPENCV_MAJOR}/opencv2/cudacca.hpp lib/libopencv_cudacca.so
+          lib/cmake/opencv${OPENCV_MAJOR}/OpenCVConfig.cmake python/cv2.abi3.so)
   if(NOT EXISTS "${PREFIX}/${f}")
     message(FATAL_ERROR "not installed: ${PREFIX}/${f}")
   endif()
