@@ -141,7 +141,9 @@ void downloadIfHost(OutputArray out, const GpuMat& d, Stream& stream, bool& wait
 }
 
 /** A pinned int of this host thread for the component count: a copy into pageable memory would return
-only once the stream had reached it, so nothing could be queued behind it while the host waits. */
+only once the stream had reached it, so nothing could be queued behind it while the host waits. Kept for
+the thread's life (portable: any device). Known limit: a cudaDeviceReset() by the application frees it
+behind our back; the workspace object of issue 13 is the place to own it instead. */
 int* pinnedCount()
 {
     struct Slot
