@@ -30,6 +30,7 @@ using device::runFeatures;
 
 constexpr int kChunksPerSegment = 32;
 constexpr int kSegmentPixels = kWarpSize * kChunksPerSegment; // 1024: one warp's share of the image
+constexpr int kChunkBatch = 8; //!< chunks whose loads a warp issues together (divides kChunksPerSegment)
 constexpr int kWarpsPerBlock = 8;
 constexpr int kBlockThreads = kWarpsPerBlock * kWarpSize;
 
@@ -110,37 +111,45 @@ __global__ void compressAndRankKernel(const LabelForest f, unsigned pixels, int 
     const unsigned lanesBelow = (1u << lane) - 1u;
     const unsigned segmentStart = static_cast<unsigned>(segment) * kSegmentPixels;
     int rootsSoFar = 0; // same value in every lane
-    for (int chunk = 0; chunk < kChunksPerSegment; ++chunk)
+    for (int chunk0 = 0; chunk0 < kChunksPerSegment; chunk0 += kChunkBatch)
     {
-        const unsigned q = segmentStart + chunk * kWarpSize + lane;
-        bool isRoot = false;
-        int p = 0;
-        if (q < pixels)
+        // kChunkBatch chunks' slots and their parents' slots loaded first (see relabelKernel). A value
+        // read early may be stale, which the walk allows: another thread only ever rewrites a non-root's
+        // slot to an ancestor, and only a root's own thread rewrites a root's slot (with its rank).
+        int p[kChunkBatch], v[kChunkBatch], pv[kChunkBatch];
+#pragma unroll
+        for (int b = 0; b < kChunkBatch; ++b)
         {
-            const PixelAt px(q, f);
-            p = px.p;
-            const int v = f.data[p];
-            if (v == p + 1)
-                isRoot = true;
-            else if (v != 0)
+            const unsigned q = segmentStart + (chunk0 + b) * kWarpSize + lane;
+            p[b] = q < pixels ? PixelAt(q, f).p : -1;
+            v[b] = p[b] >= 0 ? f.data[p[b]] : 0;
+        }
+#pragma unroll
+        for (int b = 0; b < kChunkBatch; ++b)
+            pv[b] = v[b] != 0 && v[b] != p[b] + 1 ? f.data[v[b] - 1] : 0;
+#pragma unroll
+        for (int b = 0; b < kChunkBatch; ++b)
+        {
+            const bool isRoot = v[b] != 0 && v[b] == p[b] + 1;
+            if (v[b] != 0 && !isRoot)
             {
-                const int parent = v - 1;
-                const int root = findRootWhileRanking(f.data, parent);
+                const int parent = v[b] - 1;
+                const int root = pv[b] < 0 || pv[b] == parent + 1 ? parent : findRootWhileRanking(f.data, pv[b] - 1);
                 // A pixel already pointing at its root (every pixel of a flat forest: BKE, BUF) is left
                 // alone: no write. Otherwise it and its parent (usually a tile root shared by many pixels,
                 // so the pixels that walk after us take one step) are pointed at the root; the parent is
                 // not a root, so only ancestors are written.
                 if (parent != root)
                 {
-                    f.data[p] = root + 1;
+                    f.data[p[b]] = root + 1;
                     f.data[parent] = root + 1;
                 }
             }
+            const unsigned roots = __ballot_sync(kFullMask, isRoot);
+            if (isRoot)
+                f.data[p[b]] = -(rootsSoFar + __popc(roots & lanesBelow) + 1);
+            rootsSoFar += __popc(roots);
         }
-        const unsigned roots = __ballot_sync(kFullMask, isRoot);
-        if (isRoot)
-            f.data[p] = -(rootsSoFar + __popc(roots & lanesBelow) + 1);
-        rootsSoFar += __popc(roots);
     }
     if (lane == 0)
         segmentRootCounts[segment] = rootsSoFar;
@@ -156,18 +165,19 @@ __global__ void initAccumulatorsKernel(StatsAccumulators acc)
     neutral.storeTo(acc, l);
 }
 
-/** Final label of the pixel whose forest slot holds v (after compressAndRank). A root's slot holds
--(rank in its segment + 1); in place, a root's slot may already hold its final (positive) label. */
-__device__ __forceinline__ int finalLabel(const LabelForest& f, const int* segmentOffsets, int segment, int v)
+/** Final label of the pixel whose forest slot holds v (after compressAndRank), given w, the value of its
+root's slot when v > 0 (every non-root points straight at its root by then). A root's slot holds -(rank
+in its segment + 1); in place, it may already hold its final (positive) label: only the root's own thread
+writes it, so w is one or the other. */
+__device__ __forceinline__ int finalLabel(const LabelForest& f, const int* segmentOffsets, int segment, int v, int w)
 {
     if (v == 0)
         return 0;
     if (v < 0) // this pixel is a root of this segment
         return segmentOffsets[segment] - v;
-    const int r = v - 1;
-    const int w = f.data[r];
     if (w > 0) // relabeled in place already
         return w;
+    const int r = v - 1;
     const unsigned ry = static_cast<unsigned>(r) / static_cast<unsigned>(f.ld);
     const unsigned rx = static_cast<unsigned>(r) - ry * static_cast<unsigned>(f.ld);
     const unsigned rq = ry * static_cast<unsigned>(f.cols) + rx;
@@ -175,14 +185,19 @@ __device__ __forceinline__ int finalLabel(const LabelForest& f, const int* segme
 }
 
 template <typename LabelT, bool kStats>
-__global__ void relabelKernel(const LabelForest f, unsigned pixels, int segments, const int* segmentOffsets,
+__global__ void __launch_bounds__(kBlockThreads, kStats ? 4 : 1) // kStats: 64 registers, none spilled
+relabelKernel(const LabelForest f, unsigned pixels, int segments, const int* segmentOffsets,
                               char* labels, size_t labelsStep, const StatsAccumulators acc)
 {
     __shared__ ComponentFeatures blockBackground;
+    __shared__ device::BlockCarry blockCarry;
     if (kStats)
     {
         if (threadIdx.x == 0)
+        {
             blockBackground.reset();
+            blockCarry.reset();
+        }
         __syncthreads();
     }
 
@@ -194,76 +209,100 @@ __global__ void relabelKernel(const LabelForest f, unsigned pixels, int segments
 
     // The run that ended on lane 31 of the previous chunk and may continue (same in every lane).
     int openLabel = 0, openX0 = 0, openY = 0, openLen = 0;
+    device::WarpCarry carry; // kStats: the runs of one label merged in registers (statistics.cuh)
 
     const unsigned segmentStart = static_cast<unsigned>(segment) * kSegmentPixels;
-    for (int chunk = 0; activeWarp && chunk < kChunksPerSegment; ++chunk)
+    for (int chunk0 = 0; activeWarp && chunk0 < kChunksPerSegment; chunk0 += kChunkBatch)
     {
-        const unsigned q = segmentStart + chunk * kWarpSize + lane;
-        int x = 0, y = -1, label = 0;
-        const bool valid = q < pixels;
-        if (valid)
+        // The loads of kChunkBatch chunks first, then their roots' slots: two memory latencies per
+        // batch instead of two per chunk (a small image has a few warps, each waiting on its loads).
+        int v[kChunkBatch], w[kChunkBatch], finals[kChunkBatch];
+#pragma unroll
+        for (int b = 0; b < kChunkBatch; ++b)
         {
-            const PixelAt px(q, f);
-            x = px.x;
-            y = px.y;
-            label = finalLabel(f, segmentOffsets, segment, f.data[px.p]);
-            reinterpret_cast<LabelT*>(labels + static_cast<size_t>(y) * labelsStep)[x] = static_cast<LabelT>(label);
+            const unsigned q = segmentStart + (chunk0 + b) * kWarpSize + lane;
+            v[b] = q < pixels ? f.data[PixelAt(q, f).p] : 0;
         }
-        if (!kStats)
-            continue;
-
-        if (valid && label == 0)
-            background.addPixel(x, y);
-
-        // Runs of equal foreground labels in this chunk: a lane continues a run when the pixel before
-        // it (lane - 1 holds raster index q - 1) is in the same row and has the same label.
-        const int prevLabel = __shfl_up_sync(kFullMask, label, 1);
-        const bool continues = lane > 0 && label != 0 && x > 0 && prevLabel == label;
-        const unsigned continuing = __ballot_sync(kFullMask, continues);
-        const bool head = label != 0 && !continues;
-        int len = 0;
-        if (head)
+#pragma unroll
+        for (int b = 0; b < kChunkBatch; ++b)
+            w[b] = v[b] > 0 ? f.data[v[b] - 1] : 0;
+#pragma unroll
+        for (int b = 0; b < kChunkBatch; ++b)
+            finals[b] = finalLabel(f, segmentOffsets, segment, v[b], w[b]);
+#pragma unroll
+        for (int b = 0; b < kChunkBatch; ++b)
         {
-            const unsigned after = lane == kWarpSize - 1 ? 0u : continuing >> (lane + 1);
-            len = __ffs(~after); // 1 + number of continuing lanes right after the head
-        }
+            const unsigned q = segmentStart + (chunk0 + b) * kWarpSize + lane;
+            int x = 0, y = -1, label = 0;
+            const bool valid = q < pixels;
+            if (valid)
+            {
+                const PixelAt px(q, f);
+                x = px.x;
+                y = px.y;
+                label = finals[b];
+                reinterpret_cast<LabelT*>(labels + static_cast<size_t>(y) * labelsStep)[x] = static_cast<LabelT>(label);
+            }
+            if (!kStats)
+                continue;
 
-        // Does the run starting on lane 0 extend the open run of the previous chunk?
-        const int label0 = __shfl_sync(kFullMask, label, 0);
-        const int x0 = __shfl_sync(kFullMask, x, 0);
-        const int y0 = __shfl_sync(kFullMask, y, 0);
-        const bool extendsOpen = openLen > 0 && label0 == openLabel && y0 == openY && x0 == openX0 + openLen;
-        if (openLen > 0 && !extendsOpen && lane == 0)
-            runFeatures(openX0, openY, openLen).atomicMergeInto(acc, openLabel);
+            if (valid && label == 0)
+                background.addPixel(x, y);
 
-        int runX0 = x, runLen = len;
-        if (lane == 0 && extendsOpen)
-        {
-            runX0 = openX0;
-            runLen += openLen;
-        }
-        const bool reachesChunkEnd = head && lane + len == kWarpSize;
-        if (head && !reachesChunkEnd)
-            runFeatures(runX0, y, runLen).atomicMergeInto(acc, label);
+            // Runs of equal foreground labels in this chunk: a lane continues a run when the pixel
+            // before it (lane - 1 holds raster index q - 1) is in the same row and has the same label.
+            const int prevLabel = __shfl_up_sync(kFullMask, label, 1);
+            const bool continues = lane > 0 && label != 0 && x > 0 && prevLabel == label;
+            const unsigned continuing = __ballot_sync(kFullMask, continues);
+            const bool head = label != 0 && !continues;
+            int len = 0;
+            if (head)
+            {
+                const unsigned after = lane == kWarpSize - 1 ? 0u : continuing >> (lane + 1);
+                len = __ffs(~after); // 1 + number of continuing lanes right after the head
+            }
 
-        const unsigned open = __ballot_sync(kFullMask, reachesChunkEnd);
-        openLen = 0;
-        if (open)
-        {
-            const int src = __ffs(open) - 1;
-            openLabel = __shfl_sync(kFullMask, label, src);
-            openX0 = __shfl_sync(kFullMask, runX0, src);
-            openY = __shfl_sync(kFullMask, y, src);
-            openLen = __shfl_sync(kFullMask, runLen, src);
+            // Does the run starting on lane 0 extend the open run of the previous chunk?
+            const int label0 = __shfl_sync(kFullMask, label, 0);
+            const int x0 = __shfl_sync(kFullMask, x, 0);
+            const int y0 = __shfl_sync(kFullMask, y, 0);
+            const bool extendsOpen = openLen > 0 && label0 == openLabel && y0 == openY && x0 == openX0 + openLen;
+
+            // The runs completed in this chunk, at most one per lane: a head's run that stops before
+            // the chunk's end, and on lane 31 (whose head always reaches the end) the open run of the
+            // previous chunk when lane 0 does not extend it.
+            int runX0 = x, runLen = len;
+            if (lane == 0 && extendsOpen)
+            {
+                runX0 = openX0;
+                runLen += openLen;
+            }
+            const bool reachesChunkEnd = head && lane + len == kWarpSize;
+            const bool closesOpen = openLen > 0 && !extendsOpen;
+            const bool offersOpen = lane == kWarpSize - 1 && closesOpen;
+            carry.offer((head && !reachesChunkEnd) || offersOpen, offersOpen ? openLabel : label,
+                        offersOpen ? runFeatures(openX0, openY, openLen) : runFeatures(runX0, y, runLen), acc);
+
+            const unsigned open = __ballot_sync(kFullMask, reachesChunkEnd);
+            openLen = 0;
+            if (open)
+            {
+                const int src = __ffs(open) - 1;
+                openLabel = __shfl_sync(kFullMask, label, src);
+                openX0 = __shfl_sync(kFullMask, runX0, src);
+                openY = __shfl_sync(kFullMask, y, src);
+                openLen = __shfl_sync(kFullMask, runLen, src);
+            }
         }
     }
 
     if (kStats)
     {
-        if (activeWarp && openLen > 0 && lane == 0)
-            runFeatures(openX0, openY, openLen).atomicMergeInto(acc, openLabel);
-
-        device::mergeBlockBackground(background, blockBackground, acc);
+        if (activeWarp)
+            carry.finishInto(blockCarry, acc, openLen > 0, openLabel, runFeatures(openX0, openY, openLen));
+        device::mergeBlockBackground(background, blockBackground, acc); // its barrier follows every merge
+        if (threadIdx.x == 0)
+            blockCarry.flush(acc);
     }
 }
 

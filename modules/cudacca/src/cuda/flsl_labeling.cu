@@ -556,8 +556,8 @@ uniteOnTheFlyKernel(const RunTable t, int* parent, const RunFeatures f)
 // ---- statistics --------------------------------------------------------------------------------------
 
 /** Statistics of every label from the runs: one warp per row, one thread per run (forEachRunRound).
-Atomic: one set of atomics per run. ConflictDetection: Algorithm 3 first. OnTheFly: the root runs copy
-their slot (one root per label: plain stores). The background of the row is the complement of its runs
+Atomic: one set of atomics per run. ConflictDetection: Algorithm 3 first, then the leaders through the
+warp's carry. OnTheFly: the root runs copy their slot (one root per label: plain stores). The background of the row is the complement of its runs
 (per row: area = cols - (sum of run lengths), sum x = cols(cols-1)/2 - (sum over the runs), first and
 last background pixels from the first and last runs), reduced per block: 7 atomics per block. A run's
 label is read from the ranked run table (runLabels[slot]), never from the label image. */
@@ -567,8 +567,12 @@ accumulateRunsKernel(const RunTable t, const int* runLabels, const StatsAccumula
 {
     __shared__ RunRing rings[kRowsPerBlock];
     __shared__ ComponentFeatures blockBackground;
+    __shared__ device::BlockCarry blockCarry;
     if (threadIdx.x == 0)
+    {
         blockBackground.reset();
+        blockCarry.reset();
+    }
     const unsigned lane = laneId();
     const int warp = threadIdx.x / kWarpSize;
     int y;
@@ -578,6 +582,7 @@ accumulateRunsKernel(const RunTable t, const int* runLabels, const StatsAccumula
     int lengthSum = 0;             // this lane's runs
     unsigned long long sumXSum = 0; // this lane's runs
     int firstStart = -1, firstEnd = -1, lastStart = -1, lastEnd = -1; // the row's first and last runs (uniform)
+    device::WarpCarry carry; // ConflictDetection
     if (activeRow)
     {
         const size_t rowWord = static_cast<size_t>(y) * t.wordsPerRow;
@@ -641,17 +646,17 @@ accumulateRunsKernel(const RunTable t, const int* runLabels, const StatsAccumula
                     rest &= __ballot_sync(kFullMask, (rank & 1u) == 0);
                     rank >>= 1;
                 }
-                if (valid && rank0 == 0)
-                {
-                    ComponentFeatures group;
-                    group.minX = s; // the leader's start: the group's min x
-                    group.maxX = groupEnd - 1;
-                    group.minY = group.maxY = y;
-                    group.area = area;
-                    group.sumX = sumX;
-                    group.sumY = y64 * static_cast<unsigned>(area);
-                    group.atomicMergeInto(acc, l);
-                }
+                // The leaders' sets, through the warp's carry (statistics.cuh): the label that goes on
+                // from round to round (above the percolation threshold, the one component holding
+                // nearly every run) is merged in registers, not by the same seven atomics every round.
+                ComponentFeatures group;
+                group.minX = s; // the leader's start: the group's min x
+                group.maxX = groupEnd - 1;
+                group.minY = group.maxY = y;
+                group.area = area;
+                group.sumX = sumX;
+                group.sumY = y64 * static_cast<unsigned>(area);
+                carry.offer(valid && rank0 == 0, l, group, acc);
             }
             else // OnTheFly: after the unions, exactly the roots' slots are non-empty
             {
@@ -693,8 +698,12 @@ accumulateRunsKernel(const RunTable t, const int* runLabels, const StatsAccumula
         rowBackground.sumX = static_cast<unsigned long long>(cols) * static_cast<unsigned>(cols - 1) / 2ull - sumXSum;
         rowBackground.sumY = static_cast<unsigned long long>(y) * static_cast<unsigned>(backgroundArea);
     }
-    __syncthreads(); // blockBackground's reset is seen
-    device::mergeBlockBackground(rowBackground, blockBackground, acc);
+    __syncthreads(); // the resets of blockBackground and blockCarry are seen
+    if (kMerge == RunFeatureMerge::ConflictDetection && activeRow)
+        carry.finishInto(blockCarry, acc, false, 0, rowBackground);
+    device::mergeBlockBackground(rowBackground, blockBackground, acc); // its barrier follows every merge
+    if (kMerge == RunFeatureMerge::ConflictDetection && threadIdx.x == 0)
+        blockCarry.flush(acc);
 }
 
 // ---- the label image, written once --------------------------------------------------------------------
