@@ -697,4 +697,34 @@ TEST(CUDACCA_Defaults, DefaultArgumentsAre8ConnCV32S)
     EXPECT_TRUE(centroidsEqual(ref.centroids, c));
 }
 
+TEST(CUDACCA_Defaults, NarrowGpuOutputsArePacked)
+{
+    // stats and centroids into GpuMats that do not fit them yet (empty, or pitched of another size): they
+    // come back continuous (20- and 16-byte rows), not pitched row by row, and exact.
+    skipIfNoCudaDevice();
+    std::mt19937 rng(testSeed());
+    cv::Mat img = randomBlockImage(cv::Size(301, 257), 0.3, 1, rng);
+    CCResult ref = cpuReference(img, 8);
+    ASSERT_GT(ref.n, 2);
+    for (int pre = 0; pre < 2; ++pre)
+    {
+        SCOPED_TRACE(pre ? "pitched GpuMats of another size" : "empty GpuMats");
+        cv::cuda::GpuMat dImg, dL, dS, dC;
+        dImg.upload(img);
+        if (pre)
+        {
+            dS.create(ref.n + 3, 5, CV_32SC1);
+            dC.create(ref.n + 3, 2, CV_64FC1);
+        }
+        const int n = cv::cuda::connectedComponentsWithStats(dImg, dL, dS, dC);
+        EXPECT_EQ(ref.n, n);
+        EXPECT_TRUE(dS.isContinuous()) << "stats step " << dS.step;
+        EXPECT_TRUE(dC.isContinuous()) << "centroids step " << dC.step;
+        cv::Mat s, c;
+        dS.download(s); dC.download(c);
+        EXPECT_TRUE(statsEqual(ref.stats, s));
+        EXPECT_TRUE(centroidsEqual(ref.centroids, c));
+    }
+}
+
 }} // namespace opencv_test::<anonymous>
