@@ -94,6 +94,8 @@ is downloaded; noArray() when only the statistics are wanted.
 CC_STAT_WIDTH, CC_STAT_HEIGHT, CC_STAT_AREA. GpuMat or Mat. Pass noArray() to skip the analysis: then
 no statistics work is done at all.
 @param centroids Output N x 2 CV_64F matrix (x, y) of each label, GpuMat or Mat, or noArray().
+A GpuMat @p stats or @p centroids that does not already have the size and type is allocated continuous
+(cv::cuda::createContinuous): GpuMat::create would pad each 20- or 16-byte row to the device's pitch.
 @param connectivity 8 or 4.
 @param ltype Label type: CV_32S or CV_16U. CV_16U holds labels up to 65535, i.e. at most 65536 labels
 with the background. Past that the CPU silently wraps the labels; this function throws
