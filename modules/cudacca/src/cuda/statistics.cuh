@@ -122,15 +122,21 @@ __device__ __forceinline__ ComponentFeatures runFeatures(int x0, int y, int len)
 }
 
 // ---- warp-wide reductions (every lane gets the result) -----------------------------------------------
+// One instruction each from sm_80 (__reduce_*_sync); a butterfly of shuffles before.
 
+template <typename T, typename Op>
+__device__ __forceinline__ T butterflyReduce(T v, Op op)
+{
+    for (int d = kWarpSize / 2; d > 0; d /= 2)
+        v = op(v, __shfl_xor_sync(kFullMask, v, d));
+    return v;
+}
 __device__ __forceinline__ unsigned warpSum(unsigned v)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     return __reduce_add_sync(kFullMask, v);
 #else
-    for (int d = kWarpSize / 2; d > 0; d /= 2)
-        v += __shfl_xor_sync(kFullMask, v, d);
-    return v;
+    return butterflyReduce(v, [](unsigned a, unsigned b) { return a + b; });
 #endif
 }
 __device__ __forceinline__ int warpMin(int v)
@@ -138,9 +144,7 @@ __device__ __forceinline__ int warpMin(int v)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     return __reduce_min_sync(kFullMask, v);
 #else
-    for (int d = kWarpSize / 2; d > 0; d /= 2)
-        v = min(v, __shfl_xor_sync(kFullMask, v, d));
-    return v;
+    return butterflyReduce(v, [](int a, int b) { return min(a, b); });
 #endif
 }
 __device__ __forceinline__ int warpMax(int v)
@@ -148,9 +152,7 @@ __device__ __forceinline__ int warpMax(int v)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     return __reduce_max_sync(kFullMask, v);
 #else
-    for (int d = kWarpSize / 2; d > 0; d /= 2)
-        v = max(v, __shfl_xor_sync(kFullMask, v, d));
-    return v;
+    return butterflyReduce(v, [](int a, int b) { return max(a, b); });
 #endif
 }
 /** Sum of a 64-bit value over the warp, exact whenever the total fits 64 bits: each value is split into
