@@ -16,7 +16,8 @@ file(REMOVE_RECURSE "${PREFIX}" "${APP_BINARY}")
 run("cmake --install" "${CMAKE_COMMAND}" --install "${SUPERBUILD}" --prefix "${PREFIX}")
 # OpenCV 4.x installs include/opencv4 and lib/cmake/opencv4, 5.x opencv5 (-DOPENCV_MAJOR).
 foreach(f include/opencv${OPENCV_MAJOR}/opencv2/cudacca.hpp lib/libopencv_cudacca.so
-          lib/cmake/opencv${OPENCV_MAJOR}/OpenCVConfig.cmake python/cv2.abi3.so)
+          lib/cmake/opencv${OPENCV_MAJOR}/OpenCVConfig.cmake python/cv2.abi3.so
+          python/cv2/__init__.pyi python/cv2/cuda/__init__.pyi python/cv2/py.typed)
   if(NOT EXISTS "${PREFIX}/${f}")
     message(FATAL_ERROR "not installed: ${PREFIX}/${f}")
   endif()
@@ -26,6 +27,15 @@ run("configure the app" "${CMAKE_COMMAND}" -S "${APP_SOURCE}" -B "${APP_BINARY}"
 run("build the app" "${CMAKE_COMMAND}" --build "${APP_BINARY}")
 run("run the app" "${APP_BINARY}/cudacca_install_app")
 message(STATUS "${last_output}")
+# The stubs name the function (both overloads: with and without a stream) and the algorithm constants.
+file(READ "${PREFIX}/python/cv2/cuda/__init__.pyi" _stub)
+foreach(needle "def connectedComponentsWithStats(image: GpuMat" "stream: Stream = ..." "CCA_DEFAULT: int" "CCA_FLSL_CD: int")
+  string(FIND "${_stub}" "${needle}" _at)
+  if(_at EQUAL -1)
+    message(FATAL_ERROR "the installed stub python/cv2/cuda/__init__.pyi lacks: ${needle}")
+  endif()
+endforeach()
+message(STATUS "typing stubs: ok")
 run("import the installed cv2" "${CMAKE_COMMAND}" -E env --unset=LD_LIBRARY_PATH "PYTHONPATH=${PREFIX}/python:${PYDEPS}" --
     "${PYTHON}" -c "import cv2\nprint(cv2.__file__, cv2.cuda.CCA_DEFAULT, cv2.cuda.connectedComponentsWithStats.__name__)")
 message(STATUS "${last_output}")
