@@ -14,7 +14,7 @@ namespace cv { namespace cuda { namespace cudacca {
 /** Device memory ordered on a stream, from cudacca's stream-ordered pool (kept between calls), freed with
 cudaFreeAsync on the same stream when released or destroyed: no device-wide synchronization, so calls on
 different streams overlap. Every temporary buffer of the pipeline and of the algorithms comes from here,
-so that the test suite can measure the peak (temporaryMemoryHighWater in diagnostics.hpp).
+so that cv::cuda::getConnectedComponentsPeakBytes() measures the peak.
 allocate() throws cv::Exception (cv::Error::StsNoMem) when the device is out of memory. */
 class StreamBuffer
 {
@@ -33,9 +33,8 @@ private:
     cudaStream_t stream_ = 0;
 };
 
-/** Waits for the device, then gives the free memory that the pool keeps between calls back to the system;
-errors are ignored. Called when a call runs out of memory, once its buffers are freed, so that the
-failed call holds nothing. */
+/** cv::cuda::releaseConnectedComponentsPool() with errors ignored. Called when a call runs out of memory,
+once its buffers are freed, so that the failed call holds nothing. */
 void trimTemporaryPool() noexcept;
 
 }}} // namespace cv::cuda::cudacca

@@ -10,7 +10,6 @@
 
 #include "test_precomp.hpp"
 #include "test_utils.hpp"
-#include "../src/diagnostics.hpp"
 
 #include <atomic>
 #include <mutex>
@@ -283,7 +282,7 @@ TEST(CUDACCA_Memory, OutOfDeviceMemory)
         ASSERT_EQ(ref.n, n);
         // cudacca's pool gives back what it keeps between calls: the next call must allocate afresh
         // (the FLSL family's whole call needs less than the pool keeps).
-        cv::cuda::cudacca::releaseTemporaryMemory();
+        cv::cuda::releaseConnectedComponentsPool();
         const size_t free0 = freeDeviceMemory();
 
         std::vector<cv::cuda::GpuMat> hog;
@@ -322,6 +321,61 @@ TEST(CUDACCA_Memory, OutOfDeviceMemory)
     }
 }
 
+TEST(CUDACCA_Memory, PoolLimitSetAndGet)
+{
+    // Runs without a GPU too: the limit is a setting, and the queries need no pool.
+    const size_t before = cv::cuda::getConnectedComponentsPoolLimit();
+    if (!std::getenv("OPENCV_CUDACCA_POOL_LIMIT"))
+        EXPECT_EQ(size_t(1) << 30, before) << "the documented default";
+    cv::cuda::setConnectedComponentsPoolLimit(12345);
+    EXPECT_EQ(12345u, cv::cuda::getConnectedComponentsPoolLimit());
+    cv::cuda::setConnectedComponentsPoolLimit(before);
+    EXPECT_EQ(before, cv::cuda::getConnectedComponentsPoolLimit());
+    EXPECT_NO_THROW(cv::cuda::releaseConnectedComponentsPool());
+    if (cv::cuda::getCudaEnabledDeviceCount() <= 0)
+    {
+        EXPECT_EQ(0u, cv::cuda::getConnectedComponentsPoolBytes());
+        EXPECT_EQ(0u, cv::cuda::getConnectedComponentsPeakBytes());
+    }
+}
+
+TEST(CUDACCA_Memory, PoolKeepsUpToItsLimit)
+{
+    // With the default limit the pool keeps a call's buffers for the next one; with 0 it keeps nothing once
+    // the stream has synchronized; releaseConnectedComponentsPool() empties it. Results exact throughout.
+    skipIfNoCudaDevice();
+    std::mt19937 rng(testSeed());
+    const cv::Mat img = randomBlockImage(cv::Size(2048, 2048), 0.5, 1, rng);
+    const CCResult ref = cpuReference(img, 8);
+    cv::cuda::GpuMat d, l, s, c;
+    d.upload(img);
+    const size_t before = cv::cuda::getConnectedComponentsPoolLimit();
+    auto callAndWait = [&](const char* what) {
+        SCOPED_TRACE(what);
+        const int n = cv::cuda::connectedComponentsWithStats(d, l, s, c);
+        cv::cuda::Stream::Null().waitForCompletion();
+        EXPECT_TRUE(matchesCpu(ref, CV_32S, download(n, l, s, c)));
+    };
+    cv::cuda::setConnectedComponentsPoolLimit(size_t(1) << 30);
+    callAndWait("limit 1 GiB, first call");
+    cv::cuda::getConnectedComponentsPeakBytes(true);
+    callAndWait("limit 1 GiB");
+    const size_t peak = cv::cuda::getConnectedComponentsPeakBytes();
+    const size_t kept = cv::cuda::getConnectedComponentsPoolBytes();
+    std::cout << "[ MEMORY   ] 2048x2048 CCA_DEFAULT: peak " << peak << " bytes, kept " << kept << " bytes" << std::endl;
+    EXPECT_GT(peak, 0u);
+    EXPECT_GE(kept, peak) << "the pool keeps what the call used, up to the limit";
+    cv::cuda::setConnectedComponentsPoolLimit(0);
+    callAndWait("limit 0");
+    EXPECT_EQ(0u, cv::cuda::getConnectedComponentsPoolBytes()) << "limit 0: nothing kept after a synchronization";
+    cv::cuda::setConnectedComponentsPoolLimit(size_t(1) << 30);
+    callAndWait("limit 1 GiB again");
+    EXPECT_GT(cv::cuda::getConnectedComponentsPoolBytes(), 0u);
+    cv::cuda::releaseConnectedComponentsPool();
+    EXPECT_EQ(0u, cv::cuda::getConnectedComponentsPoolBytes()) << "after releaseConnectedComponentsPool()";
+    cv::cuda::setConnectedComponentsPoolLimit(before);
+}
+
 TEST(CUDACCA_Memory, PeakTemporaryBytesPerPixel)
 {
     // The most temporary device memory a call holds at once (cudacca's pool high-water mark; the
@@ -349,13 +403,13 @@ TEST(CUDACCA_Memory, PeakTemporaryBytesPerPixel)
                 else
                     cv::cuda::connectedComponentsWithStats(d, l, s, c, cfg.second, ltype, cfg.first);
                 cv::cuda::Stream::Null().waitForCompletion();
-                cv::cuda::cudacca::temporaryMemoryHighWater(true);
+                cv::cuda::getConnectedComponentsPeakBytes(true);
                 if (hostOutputs)
                     cv::cuda::connectedComponentsWithStats(d, hl, hs, hc, cfg.second, ltype, cfg.first);
                 else
                     cv::cuda::connectedComponentsWithStats(d, l, s, c, cfg.second, ltype, cfg.first);
                 cv::cuda::Stream::Null().waitForCompletion();
-                const size_t peak = cv::cuda::cudacca::temporaryMemoryHighWater(true);
+                const size_t peak = cv::cuda::getConnectedComponentsPeakBytes(true);
                 const double perPixel = peak / pixels;
                 std::cout << cv::format("[ MEMORY   ] %-4s %d-conn %s %-8s outputs: peak temporary %.3f bytes/pixel (%.1f MiB at 4096x4096)",
                                         algorithmName(cfg.first).c_str(), cfg.second, ltypeName(ltype).c_str(),

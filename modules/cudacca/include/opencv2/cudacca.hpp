@@ -122,6 +122,35 @@ CV_EXPORTS_W int connectedComponentsWithStats(InputArray image, OutputArray labe
                                               int algorithm CV_WRAP_DEFAULT(CCA_DEFAULT), Stream& stream);
 
 
+/** @brief Bounds the free device memory that connectedComponentsWithStats keeps between calls.
+
+The temporary buffers of a call come from a private stream-ordered memory pool per device. Up to @p bytes of
+memory that no call uses stay mapped between calls, so that the next call need not map its buffers afresh;
+beyond that, the pool gives memory back to the system when a stream that uses it synchronizes. 0 gives it
+back at every synchronization: the smallest footprint, at about 0.1-0.2 ms more per call. The default is
+1 GiB, or the environment variable OPENCV_CUDACCA_POOL_LIMIT (bytes, or with a KB or MB suffix) read when
+the first pool is made. Applies to every device's pool, those made later included; memory in use by a
+running call is not affected. getConnectedComponentsPeakBytes() tells what a call needs. */
+CV_EXPORTS_W void setConnectedComponentsPoolLimit(size_t bytes);
+
+/** @brief The limit set by setConnectedComponentsPoolLimit(), in bytes. */
+CV_EXPORTS_W size_t getConnectedComponentsPoolLimit();
+
+/** @brief Device memory, in bytes, that connectedComponentsWithStats's pool holds on the current device now:
+what running calls use plus what it keeps for the next ones; 0 before the first call or without a device. */
+CV_EXPORTS_W size_t getConnectedComponentsPoolBytes();
+
+/** @brief The most temporary device memory, in bytes, that calls on the current device have used at once
+since the last reset: run one call on a typical image to learn what a call needs (the caller's outputs are
+not included; a CV_16U or host Mat label output adds an image-sized int32 buffer for most algorithms, see the
+README's table). 0 before the first call or without a device.
+@param reset Start a new measurement after reading this one. */
+CV_EXPORTS_W size_t getConnectedComponentsPeakBytes(bool reset = false);
+
+/** @brief Waits for the current device, then gives the memory that the pool keeps between calls back to
+the system (on the current device; nothing to do before the first call). */
+CV_EXPORTS_W void releaseConnectedComponentsPool();
+
 //! @}
 
 }} // namespace cv::cuda

@@ -84,6 +84,20 @@ class CudaccaBindingTest(unittest.TestCase):
         for name in ("connectivity", "ltype", "algorithm", "stream"):
             self.assertIn(name, doc, "argument %s not in the binding's signature:\n%s" % (name, doc))
 
+    def test_pool_controls(self):
+        # The memory pool's limit is a setting (no GPU needed); the queries need no pool, the release
+        # nothing to release.
+        before = cv2.cuda.getConnectedComponentsPoolLimit()
+        try:
+            cv2.cuda.setConnectedComponentsPoolLimit(256 << 20)
+            self.assertEqual(cv2.cuda.getConnectedComponentsPoolLimit(), 256 << 20)
+        finally:
+            cv2.cuda.setConnectedComponentsPoolLimit(before)
+        self.assertEqual(cv2.cuda.getConnectedComponentsPoolLimit(), before)
+        cv2.cuda.releaseConnectedComponentsPool()
+        self.assertGreaterEqual(cv2.cuda.getConnectedComponentsPoolBytes(), 0)
+        self.assertGreaterEqual(cv2.cuda.getConnectedComponentsPeakBytes(reset=False), 0)
+
     def run_child(self, script):
         # A child interpreter: if a call aborted the interpreter (as the generated binding's default
         # stream=cv::cuda::Stream::Null() did without a CUDA driver, before the module's overload without a
