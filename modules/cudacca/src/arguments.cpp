@@ -64,6 +64,23 @@ void checkResultSize(OutputArray out, const char* name, Size size)
 
 } // namespace
 
+const AlgorithmRow& checkSettings(int connectivity, int ltype, int algorithm)
+{
+    if (connectivity != 4 && connectivity != 8)
+        CV_Error_(Error::StsBadArg, ("connectivity must be 4 or 8, got %d", connectivity));
+    if (ltype != CV_32S && ltype != CV_16U)
+        CV_Error_(Error::StsUnsupportedFormat,
+                  ("ltype must be CV_32S or CV_16U, got %s", typeToString(ltype).c_str()));
+
+    const int resolved = algorithm == CCA_DEFAULT ? defaultAlgorithm(connectivity) : algorithm;
+    const AlgorithmRow* row = findAlgorithmRow(resolved);
+    if (!row)
+        CV_Error_(Error::StsBadArg, ("algorithm %d is not one of cv::cuda::CCAAlgorithmTypes", algorithm));
+    if (!row->supports(connectivity))
+        CV_Error_(Error::StsBadArg, ("algorithm %s does not support connectivity %d", row->name, connectivity));
+    return *row;
+}
+
 const AlgorithmRow& checkArguments(InputArray image, OutputArray labels, OutputArray stats, OutputArray centroids,
                                    int connectivity, int ltype, int algorithm)
 {
@@ -77,18 +94,7 @@ const AlgorithmRow& checkArguments(InputArray image, OutputArray labels, OutputA
     if (static_cast<long long>(size.width) * size.height > INT_MAX - 1)
         CV_Error_(Error::StsOutOfRange, ("image has %lld pixels: at most %d are supported",
                                          static_cast<long long>(size.width) * size.height, INT_MAX - 1));
-    if (connectivity != 4 && connectivity != 8)
-        CV_Error_(Error::StsBadArg, ("connectivity must be 4 or 8, got %d", connectivity));
-    if (ltype != CV_32S && ltype != CV_16U)
-        CV_Error_(Error::StsUnsupportedFormat,
-                  ("ltype must be CV_32S or CV_16U, got %s", typeToString(ltype).c_str()));
-
-    const int resolved = algorithm == CCA_DEFAULT ? defaultAlgorithm(connectivity) : algorithm;
-    const AlgorithmRow* row = findAlgorithmRow(resolved);
-    if (!row)
-        CV_Error_(Error::StsBadArg, ("algorithm %d is not one of cv::cuda::CCAAlgorithmTypes", algorithm));
-    if (!row->supports(connectivity))
-        CV_Error_(Error::StsBadArg, ("algorithm %s does not support connectivity %d", row->name, connectivity));
+    const AlgorithmRow& row = checkSettings(connectivity, ltype, algorithm);
 
     checkOutputObject(labels, "labels", ltype, size);
     checkOutputObject(stats, "stats", CV_32SC1, Size(-1, -1));
@@ -98,7 +104,7 @@ const AlgorithmRow& checkArguments(InputArray image, OutputArray labels, OutputA
     checkNoOverlap(in, labels, "labels");
     checkNoOverlap(in, stats, "stats");
     checkNoOverlap(in, centroids, "centroids");
-    return *row;
+    return row;
 }
 
 void checkLabelCount(int labelCount, int ltype, OutputArray stats, OutputArray centroids)

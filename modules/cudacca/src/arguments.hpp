@@ -13,8 +13,12 @@
 
 namespace cv { namespace cuda { namespace cudacca {
 
-/** Checks every argument that can be checked before the labeling; returns the algorithm's row
+/** Checks the settings of a call (or of a ConnectedComponentsAnalyzer); returns the algorithm's row
 (CCA_DEFAULT resolved). */
+const AlgorithmRow& checkSettings(int connectivity, int ltype, int algorithm);
+
+/** Checks every argument that can be checked before the labeling (checkSettings included); returns the
+algorithm's row (CCA_DEFAULT resolved). */
 const AlgorithmRow& checkArguments(InputArray image, OutputArray labels, OutputArray stats, OutputArray centroids,
                                    int connectivity, int ltype, int algorithm);
 

@@ -11,6 +11,7 @@
 
 #include "precomp.hpp"
 #include "arguments.hpp"
+#include "pipeline.hpp"
 
 #include <climits>
 #include <limits>
@@ -104,13 +105,22 @@ into `buffer` when the caller gave a host Mat (downloaded at the end). A NARROW 
 rows, centroids: 16) that the caller's GpuMat does not already fit is allocated continuous: GpuMat::create
 pitches every row to 512 bytes (cudaMallocPitch), 25-32 times the memory, and each row's few bytes then
 sit in sectors of their own (H100, 2.7 M labels: the finalization took 0.86 ms, most of FLSL_CD's
-statistics). */
+statistics). With an analyzer's `arena`, such an output is instead handed out from the arena (the caller's
+GpuMat becomes a view of it, valid until the analyzer's next call): no allocation. A GpuMat that already
+points into the arena (handed out by an earlier call) is never written in place: the arena reuses that
+memory. */
 GpuMat deviceOutput(OutputArray out, int rows, int cols, int type, StreamBuffer& buffer, cudaStream_t stream,
-                    bool narrow = false)
+                    bool narrow = false, const Arena* arena = nullptr)
 {
     if (out.kind() == _InputArray::CUDA_GPU_MAT)
     {
-        const bool fits = out.size() == Size(cols, rows) && out.type() == type;
+        const bool fits = out.size() == Size(cols, rows) && out.type() == type &&
+                          !(arena && arena->contains(out.getGpuMatRef().data));
+        if (narrow && !fits && arena && !out.fixedSize() && !out.fixedType())
+        {
+            out.getGpuMatRef() = allocateMat(buffer, rows, cols, type, stream);
+            return out.getGpuMat();
+        }
         if (narrow && !fits && static_cast<long long>(rows) * cols <= INT_MAX)
             cuda::createContinuous(rows, cols, type, out);
         else
@@ -133,12 +143,17 @@ GpuMat finalLabels(LabelPlan& plan, OutputArray labels, Size size, int ltype, cu
 /** Queues the download of `d` into the host output `out`. Both continuous (our stats and centroids are
 packed, and a fresh Mat is): one 1D copy. GpuMat::download issues a 2D copy, which for stats with millions
 of 20-byte rows ran at 0.3 GB/s on the H100 (300 ms for 2.7 M labels); the 1D copy runs at the link's
-speed. */
-void downloadIfHost(OutputArray out, const GpuMat& d, Stream& stream, bool& waitNeeded)
+speed. With an analyzer's `pinned` memory, a narrow output that the caller's Mat does not fit becomes a
+view of that memory (valid until the analyzer's next call) instead of a new Mat: no allocation. */
+void downloadIfHost(OutputArray out, const GpuMat& d, Stream& stream, bool& waitNeeded, PinnedArena* pinned = nullptr)
 {
     if (!out.needed() || d.empty() || out.kind() == _InputArray::CUDA_GPU_MAT)
         return;
-    out.create(d.size(), d.type());
+    const bool fits = out.size() == d.size() && out.type() == d.type() && !(pinned && pinned->contains(out.getMatRef().data));
+    if (pinned && !fits && !out.fixedSize() && !out.fixedType())
+        out.getMatRef() = Mat(d.size(), d.type(), pinned->take(d.rows * d.step));
+    else
+        out.create(d.size(), d.type());
     Mat h = out.getMat();
     if (h.isContinuous() && d.isContinuous())
         checkCuda(cudaMemcpyAsync(h.data, d.data, h.total() * h.elemSize(), cudaMemcpyDeviceToHost,
@@ -152,7 +167,7 @@ void downloadIfHost(OutputArray out, const GpuMat& d, Stream& stream, bool& wait
 /** A pinned int of this host thread for the component count: a copy into pageable memory would return
 only once the stream had reached it, so nothing could be queued behind it while the host waits. Kept for
 the thread's life (portable: any device). Known limit: a cudaDeviceReset() by the application frees it
-behind our back; the workspace object of issue 13 is the place to own it instead. */
+behind our back; a ConnectedComponentsAnalyzer owns its own instead. */
 int* pinnedCount()
 {
     struct Slot
@@ -162,30 +177,26 @@ int* pinnedCount()
     };
     thread_local Slot slot;
     if (!slot.p)
+    {
+        countPinnedAllocation();
         checkCuda(cudaHostAlloc(reinterpret_cast<void**>(&slot.p), sizeof(int), cudaHostAllocPortable),
                   "cudaHostAlloc (component count)");
+    }
     return slot.p;
 }
 
 /** The number of foreground components: the pipeline's synchronization. The count's copy is queued,
 then `meanwhile()` queues work that does not depend on it (the GPU does it while the count travels to
-the host), then the host waits for the copy only. */
+the host), then the host waits for the copy only (an event, not the stream). */
 template <typename Meanwhile>
-int waitForComponentCount(const int* d_componentCount, cudaStream_t s, Meanwhile&& meanwhile)
+int waitForComponentCount(const int* d_componentCount, cudaStream_t s, const CallResources& r, Meanwhile&& meanwhile)
 {
-    int* count = pinnedCount();
-    checkCuda(cudaMemcpyAsync(count, d_componentCount, sizeof(int), cudaMemcpyDeviceToHost, s),
+    checkCuda(cudaMemcpyAsync(r.pinnedCount, d_componentCount, sizeof(int), cudaMemcpyDeviceToHost, s),
               "cudaMemcpyAsync (component count)");
-    struct Event
-    {
-        cudaEvent_t e = nullptr;
-        ~Event() { if (e) cudaEventDestroy(e); }
-    } copied;
-    checkCuda(cudaEventCreateWithFlags(&copied.e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
-    checkCuda(cudaEventRecord(copied.e, s), "cudaEventRecord (component count)");
+    checkCuda(cudaEventRecord(r.countCopied, s), "cudaEventRecord (component count)");
     meanwhile();
-    checkCuda(cudaEventSynchronize(copied.e), "cudaEventSynchronize (component count)");
-    return *count;
+    checkCuda(cudaEventSynchronize(r.countCopied), "cudaEventSynchronize (component count)");
+    return *r.pinnedCount;
 }
 
 /** The statistics of every label in the CPU's layout, into the caller's outputs or buffers of ours. */
@@ -202,12 +213,12 @@ void initStatistics(StatisticsOutputs& out, int labelCount, cudaStream_t s)
 }
 
 void finalizeOutputs(StatisticsOutputs& out, OutputArray stats, OutputArray centroids, int labelCount,
-                     cudaStream_t s)
+                     cudaStream_t s, const Arena* arena)
 {
     if (stats.needed())
-        out.stats = deviceOutput(stats, labelCount, CC_STAT_MAX, CV_32SC1, out.statsBuffer, s, true);
+        out.stats = deviceOutput(stats, labelCount, CC_STAT_MAX, CV_32SC1, out.statsBuffer, s, true, arena);
     if (centroids.needed())
-        out.centroids = deviceOutput(centroids, labelCount, 2, CV_64FC1, out.centroidsBuffer, s, true);
+        out.centroids = deviceOutput(centroids, labelCount, 2, CV_64FC1, out.centroidsBuffer, s, true, arena);
     finalizeStatistics(out.acc, out.stats.empty() ? nullptr : out.stats.ptr<int>(), out.stats.step,
                        out.centroids.empty() ? nullptr : out.centroids.ptr<double>(), out.centroids.step,
                        std::numeric_limits<double>::quiet_NaN(), s);
@@ -216,10 +227,11 @@ void finalizeOutputs(StatisticsOutputs& out, OutputArray stats, OutputArray cent
 /** One call's arguments and device results; the buffers live until the downloads are queued. */
 struct Call
 {
-    Call(OutputArray labels, OutputArray stats, OutputArray centroids, int connectivity_, int ltype_, cudaStream_t s)
+    Call(OutputArray labels, OutputArray stats, OutputArray centroids, int connectivity_, int ltype_, cudaStream_t s,
+         const CallResources& r)
         : labelsOut(labels), statsOut(stats), centroidsOut(centroids), connectivity(connectivity_), ltype(ltype_),
           wantStats(stats.needed() || centroids.needed()), sizeCheckedLate(stats.fixedSize() || centroids.fixedSize()),
-          stream(s)
+          stream(s), resources(r)
     {
     }
 
@@ -228,6 +240,7 @@ struct Call
     bool wantStats;
     bool sizeCheckedLate; //!< stats or centroids have a fixed size, checked only once N is known
     cudaStream_t stream;
+    const CallResources& resources;
 
     LabelPlan plan;            //!< forest pipeline: the forest and the label buffers
     StreamBuffer labelsBuffer; //!< run-table pipeline: labels for a host Mat or CV_16U
@@ -252,7 +265,7 @@ int forestPipeline(Call& c, const AlgorithmInstance& algo, const BinaryImage& im
     compressAndRank(forest, rankScratch, rankBytes, reinterpret_cast<int*>(rankMemory), s);
 
     // N sizes stats and centroids and is the return value.
-    const int labelCount = waitForComponentCount(reinterpret_cast<int*>(rankMemory), s, [] {}) + 1;
+    const int labelCount = waitForComponentCount(reinterpret_cast<int*>(rankMemory), s, c.resources, [] {}) + 1;
     checkLabelCount(labelCount, c.ltype, c.statsOut, c.centroidsOut);
 
     // Final labels; the statistics ride on the relabeling (shared analysis) or follow it (the row's own).
@@ -285,7 +298,7 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
     // The labels do not depend on N. Into the caller's CV_32S GpuMat, when nothing can still refuse the
     // call (CV_16U overflow, fixed-size stats), they are written while N travels to the host.
     const bool labelsFirst = c.labelsOut.kind() == _InputArray::CUDA_GPU_MAT && c.ltype == CV_32S && !c.sizeCheckedLate;
-    const int labelCount = waitForComponentCount(d_componentCount, s, [&] {
+    const int labelCount = waitForComponentCount(d_componentCount, s, c.resources, [&] {
         if (labelsFirst)
             writeLabels(CV_32SC1);
     }) + 1;
@@ -300,16 +313,19 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
     return labelCount;
 }
 
-/** The call once its arguments are checked. */
-int connectedComponents(InputArray _image, OutputArray _labels, OutputArray _stats, OutputArray _centroids,
-                        int connectivity, int ltype, const AlgorithmRow& row, Stream& stream)
-{
-    Call c(_labels, _stats, _centroids, connectivity, ltype, StreamAccessor::getStream(stream));
+size_t alignPinned(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
-    // The image on the device, the algorithm's stages, and one of the two pipelines.
+} // namespace
+
+int cudacca::connectedComponents(InputArray _image, OutputArray _labels, OutputArray _stats, OutputArray _centroids,
+                                 int connectivity, int ltype, Stream& stream, CallResources& r)
+{
+    Call c(_labels, _stats, _centroids, connectivity, ltype, StreamAccessor::getStream(stream), r);
+
+    // The image on the device, and one of the two pipelines for the algorithm's stages.
     StreamBuffer imageBuffer;
     const BinaryImage image = binaryImageOf(deviceImage(_image, imageBuffer, stream));
-    const AlgorithmInstance algo = instantiate(row, connectivity);
+    const AlgorithmInstance& algo = *r.algorithm;
     RunLabeling* runs = dynamic_cast<RunLabeling*>(algo.labeling.get());
     if (runs && !algo.analysis)
         CV_Error(Error::StsInternal, "cudacca: a run labeling needs its own analysis");
@@ -317,14 +333,37 @@ int connectedComponents(InputArray _image, OutputArray _labels, OutputArray _sta
 
     // CPU-layout statistics and centroids, then the host outputs.
     if (c.wantStats)
-        finalizeOutputs(c.statistics, _stats, _centroids, labelCount, c.stream);
+        finalizeOutputs(c.statistics, _stats, _centroids, labelCount, c.stream, r.arena);
+    if (r.hostOutputs)
+        r.hostOutputs->beginCall(alignPinned(sizeof(int) * CC_STAT_MAX * static_cast<size_t>(labelCount)) +
+                                 alignPinned(sizeof(double) * 2 * static_cast<size_t>(labelCount)));
     bool waitNeeded = false;
     downloadIfHost(_labels, c.labels, stream, waitNeeded);
-    downloadIfHost(_stats, c.statistics.stats, stream, waitNeeded);
-    downloadIfHost(_centroids, c.statistics.centroids, stream, waitNeeded);
+    downloadIfHost(_stats, c.statistics.stats, stream, waitNeeded, r.hostOutputs);
+    downloadIfHost(_centroids, c.statistics.centroids, stream, waitNeeded, r.hostOutputs);
     if (waitNeeded)
         stream.waitForCompletion();
     return labelCount;
+}
+
+namespace {
+
+/** The free function's resources: the row's stages made for the call, this thread's pinned count, an event. */
+int connectedComponentsOnce(InputArray image, OutputArray labels, OutputArray stats, OutputArray centroids,
+                            int connectivity, int ltype, const AlgorithmRow& row, Stream& stream)
+{
+    AlgorithmInstance algo = instantiate(row, connectivity);
+    struct Event
+    {
+        cudaEvent_t e = nullptr;
+        ~Event() { if (e) cudaEventDestroy(e); }
+    } copied;
+    checkCuda(cudaEventCreateWithFlags(&copied.e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+    CallResources r;
+    r.algorithm = &algo;
+    r.pinnedCount = pinnedCount();
+    r.countCopied = copied.e;
+    return cudacca::connectedComponents(image, labels, stats, centroids, connectivity, ltype, stream, r);
 }
 
 } // namespace
@@ -339,7 +378,7 @@ int connectedComponentsWithStats(InputArray _image, OutputArray _labels, OutputA
         CV_Error(Error::GpuNotSupported, "cv::cuda::connectedComponentsWithStats: no CUDA device is available");
     try
     {
-        return connectedComponents(_image, _labels, _stats, _centroids, connectivity, ltype, row, stream);
+        return connectedComponentsOnce(_image, _labels, _stats, _centroids, connectivity, ltype, row, stream);
     }
     catch (const cv::Exception& e)
     {

@@ -5,7 +5,10 @@
 // and the functions after it).
 
 #include "precomp.hpp"
+#include "allocation_count.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 
@@ -86,21 +89,139 @@ size_t poolAttribute(cudaMemPool_t pool, cudaMemPoolAttr attribute, const char* 
     return static_cast<size_t>(value);
 }
 
+thread_local Arena* currentArena = nullptr;
+std::atomic<size_t> cudaAllocations(0);
+
+void* poolAllocate(size_t bytes, cudaStream_t stream)
+{
+    ++cudaAllocations;
+    void* p = nullptr;
+    checkCuda(cudaMallocFromPoolAsync(&p, bytes, currentPool(), stream), "cudaMallocFromPoolAsync");
+    return p;
+}
+
+size_t alignArena(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
 } // namespace
 
 void* StreamBuffer::allocate(size_t bytes, cudaStream_t stream)
 {
     release();
     stream_ = stream;
-    checkCuda(cudaMallocFromPoolAsync(&ptr_, bytes, currentPool(), stream), "cudaMallocFromPoolAsync");
+    fromArena_ = currentArena != nullptr;
+    ptr_ = fromArena_ ? currentArena->take(bytes, stream) : poolAllocate(bytes, stream);
     return ptr_;
 }
 
 void StreamBuffer::release()
 {
-    if (ptr_)
+    if (ptr_ && !fromArena_)
         cudaFreeAsync(ptr_, stream_);
     ptr_ = nullptr;
+    fromArena_ = false;
+}
+
+ArenaScope::ArenaScope(Arena& arena) : previous_(currentArena) { currentArena = &arena; }
+ArenaScope::~ArenaScope() { currentArena = previous_; }
+
+Arena::~Arena()
+{
+    try
+    {
+        release();
+    }
+    catch (...)
+    {
+    }
+    if (done_)
+        cudaEventDestroy(done_);
+}
+
+void Arena::beginCall(cudaStream_t stream)
+{
+    // The previous call's work (on another stream, maybe) ends before this call's reuses the memory.
+    if (called_ && stream != lastStream_)
+        checkCuda(cudaStreamWaitEvent(stream, done_, 0), "cudaStreamWaitEvent (arena)");
+    // A call that needed more than the first chunk: one chunk of its size from now on (stream-ordered free
+    // and allocation, after the previous call's work as above).
+    if (grew_ && chunks_.size() > 1)
+    {
+        freeChunks(stream);
+        chunks_.push_back({ static_cast<char*>(poolAllocate(lastCallBytes_, stream)), lastCallBytes_ });
+        ++allocations_;
+    }
+    chunk_ = offset_ = callBytes_ = 0;
+    grew_ = false;
+}
+
+void* Arena::take(size_t bytes, cudaStream_t stream)
+{
+    bytes = alignArena(bytes == 0 ? 1 : bytes);
+    callBytes_ += bytes;
+    while (chunk_ < chunks_.size() && offset_ + bytes > chunks_[chunk_].size)
+    {
+        ++chunk_;
+        offset_ = 0;
+    }
+    if (chunk_ == chunks_.size())
+    {
+        // A new chunk: at least what this call has asked for so far, doubling what the arena holds.
+        const size_t size = std::max(std::max(bytes, callBytes_), std::max<size_t>(this->bytes(), size_t(1) << 20));
+        chunks_.push_back({ static_cast<char*>(poolAllocate(size, stream)), size });
+        ++allocations_;
+        grew_ = true;
+        offset_ = 0;
+    }
+    void* p = chunks_[chunk_].data + offset_;
+    offset_ += bytes;
+    return p;
+}
+
+void Arena::endCall(cudaStream_t stream)
+{
+    if (!done_)
+        checkCuda(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "cudaEventCreateWithFlags (arena)");
+    checkCuda(cudaEventRecord(done_, stream), "cudaEventRecord (arena)");
+    lastStream_ = stream;
+    lastCallBytes_ = callBytes_;
+    called_ = true;
+}
+
+void Arena::freeChunks(cudaStream_t stream)
+{
+    for (const Chunk& c : chunks_)
+        cudaFreeAsync(c.data, stream);
+    retired_.swap(chunks_);
+    chunks_.clear();
+}
+
+void Arena::release()
+{
+    if (chunks_.empty())
+        return;
+    if (called_)
+        checkCuda(cudaEventSynchronize(done_), "cudaEventSynchronize (arena)");
+    freeChunks(lastStream_);
+    chunk_ = offset_ = 0;
+    grew_ = false;
+}
+
+size_t Arena::bytes() const
+{
+    size_t total = 0;
+    for (const Chunk& c : chunks_)
+        total += c.size;
+    return total;
+}
+
+bool Arena::contains(const void* p) const
+{
+    const char* q = static_cast<const char*>(p);
+    for (const std::vector<Chunk>* list : { &chunks_, &retired_ })
+        for (const Chunk& c : *list)
+            if (q >= c.data && q < c.data + c.size)
+                return true;
+    return false;
 }
 
 void trimTemporaryPool() noexcept
@@ -112,6 +233,52 @@ void trimTemporaryPool() noexcept
     catch (...)
     {
     }
+}
+
+size_t cudaAllocationCount() { return cudaAllocations.load(); }
+
+void countPinnedAllocation() { ++cudaAllocations; }
+
+void PinnedArena::beginCall(size_t bytes)
+{
+    offset_ = 0;
+    if (bytes <= size_)
+        return;
+    release();
+    countPinnedAllocation();
+    checkCuda(cudaHostAlloc(reinterpret_cast<void**>(&data_), bytes, cudaHostAllocPortable),
+              "cudaHostAlloc (analyzer outputs)");
+    size_ = bytes;
+    ++allocations_;
+}
+
+void* PinnedArena::take(size_t bytes)
+{
+    bytes = alignArena(bytes == 0 ? 1 : bytes);
+    if (offset_ + bytes > size_)
+        checkCuda(cudaErrorInvalidValue, "PinnedArena: a call took more than it announced");
+    void* p = data_ + offset_;
+    offset_ += bytes;
+    return p;
+}
+
+void PinnedArena::release()
+{
+    if (data_)
+    {
+        cudaFreeHost(data_);
+        retiredData_ = data_;
+        retiredSize_ = size_;
+    }
+    data_ = nullptr;
+    size_ = offset_ = 0;
+}
+
+bool PinnedArena::contains(const void* p) const
+{
+    const char* q = static_cast<const char*>(p);
+    return (data_ && q >= data_ && q < data_ + size_) ||
+           (retiredData_ && q >= retiredData_ && q < retiredData_ + retiredSize_);
 }
 
 } // namespace cudacca

@@ -19,59 +19,6 @@ namespace opencv_test { namespace {
 
 using namespace cudacca_test;
 
-//! Every tested algorithm except CCA_DEFAULT (an alias), with each connectivity it supports.
-static std::vector<std::pair<int, int>> algorithmConnectivities()
-{
-    std::vector<std::pair<int, int>> v;
-    for (int a : testedAlgorithms())
-        if (a != cv::cuda::CCA_DEFAULT)
-            for (int c : supportedConnectivities(a))
-                v.emplace_back(a, c);
-    return v;
-}
-
-//! A result downloaded to the host (labels, stats, centroids; N).
-struct HostResult
-{
-    int n = -1;
-    cv::Mat labels, stats, centroids;
-};
-
-static HostResult download(int n, const cv::cuda::GpuMat& l, const cv::cuda::GpuMat& s, const cv::cuda::GpuMat& c)
-{
-    HostResult r;
-    r.n = n;
-    l.download(r.labels);
-    s.download(r.stats);
-    c.download(r.centroids);
-    return r;
-}
-
-//! Bit-identical results?
-static ::testing::AssertionResult sameResult(const HostResult& expected, const HostResult& got)
-{
-    if (expected.n != got.n)
-        return ::testing::AssertionFailure() << "N " << got.n << " instead of " << expected.n;
-    if (!bytesEqual(expected.labels, got.labels))
-        return ::testing::AssertionFailure() << "labels differ: " << labelsEqual(expected.labels, got.labels).message();
-    if (!bytesEqual(expected.stats, got.stats))
-        return ::testing::AssertionFailure() << "stats differ: " << statsEqual(expected.stats, got.stats).message();
-    if (!bytesEqual(expected.centroids, got.centroids))
-        return ::testing::AssertionFailure() << "centroids differ (bitwise)";
-    return ::testing::AssertionSuccess();
-}
-
-//! Equal to the CPU reference (labels as ltype)?
-static ::testing::AssertionResult matchesCpu(const CCResult& ref, int ltype, const HostResult& got)
-{
-    HostResult expected;
-    expected.n = ref.n;
-    expected.labels = expectedLabels(ref, ltype);
-    expected.stats = ref.stats;
-    expected.centroids = ref.centroids;
-    return sameResult(expected, got);
-}
-
 static std::vector<std::pair<std::string, cv::Mat>> concurrencyImages(std::mt19937& rng)
 {
     std::vector<std::pair<std::string, cv::Mat>> v;
@@ -326,7 +273,9 @@ TEST(CUDACCA_Memory, PoolLimitSetAndGet)
     // Runs without a GPU too: the limit is a setting, and the queries need no pool.
     const size_t before = cv::cuda::getConnectedComponentsPoolLimit();
     if (!std::getenv("OPENCV_CUDACCA_POOL_LIMIT"))
+    {
         EXPECT_EQ(size_t(1) << 30, before) << "the documented default";
+    }
     cv::cuda::setConnectedComponentsPoolLimit(12345);
     EXPECT_EQ(12345u, cv::cuda::getConnectedComponentsPoolLimit());
     cv::cuda::setConnectedComponentsPoolLimit(before);

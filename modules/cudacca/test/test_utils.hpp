@@ -825,6 +825,59 @@ struct FailureBudget
     }
 };
 
+//! Every tested algorithm except CCA_DEFAULT (an alias), with each connectivity it supports.
+inline std::vector<std::pair<int, int>> algorithmConnectivities()
+{
+    std::vector<std::pair<int, int>> v;
+    for (int a : testedAlgorithms())
+        if (a != cv::cuda::CCA_DEFAULT)
+            for (int c : supportedConnectivities(a))
+                v.emplace_back(a, c);
+    return v;
+}
+
+//! A result downloaded to the host (labels, stats, centroids; N).
+struct HostResult
+{
+    int n = -1;
+    cv::Mat labels, stats, centroids;
+};
+
+inline HostResult download(int n, const cv::cuda::GpuMat& l, const cv::cuda::GpuMat& s, const cv::cuda::GpuMat& c)
+{
+    HostResult r;
+    r.n = n;
+    l.download(r.labels);
+    s.download(r.stats);
+    c.download(r.centroids);
+    return r;
+}
+
+//! Bit-identical results?
+inline ::testing::AssertionResult sameResult(const HostResult& expected, const HostResult& got)
+{
+    if (expected.n != got.n)
+        return ::testing::AssertionFailure() << "N " << got.n << " instead of " << expected.n;
+    if (!bytesEqual(expected.labels, got.labels))
+        return ::testing::AssertionFailure() << "labels differ: " << labelsEqual(expected.labels, got.labels).message();
+    if (!bytesEqual(expected.stats, got.stats))
+        return ::testing::AssertionFailure() << "stats differ: " << statsEqual(expected.stats, got.stats).message();
+    if (!bytesEqual(expected.centroids, got.centroids))
+        return ::testing::AssertionFailure() << "centroids differ (bitwise)";
+    return ::testing::AssertionSuccess();
+}
+
+//! Equal to the CPU reference (labels as ltype)?
+inline ::testing::AssertionResult matchesCpu(const CCResult& ref, int ltype, const HostResult& got)
+{
+    HostResult expected;
+    expected.n = ref.n;
+    expected.labels = expectedLabels(ref, ltype);
+    expected.stats = ref.stats;
+    expected.centroids = ref.centroids;
+    return sameResult(expected, got);
+}
+
 }} // namespace opencv_test::cudacca_test
 
 #endif // OPENCV_CUDACCA_TEST_UTILS_HPP

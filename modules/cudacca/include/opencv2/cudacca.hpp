@@ -122,6 +122,47 @@ CV_EXPORTS_W int connectedComponentsWithStats(InputArray image, OutputArray labe
                                               int algorithm CV_WRAP_DEFAULT(CCA_DEFAULT), Stream& stream);
 
 
+/** @brief connectedComponentsWithStats for a stream of images with the same settings, with memory of its own.
+
+apply() returns what connectedComponentsWithStats(image, labels, stats, centroids, connectivity, ltype,
+algorithm, stream) returns, bit for bit. The object keeps what a call needs between calls: the algorithm's
+stages, device memory that grows to what a call takes and is then reused, pinned host memory for the
+number of labels and for host statistics. Once it has grown, a call allocates no device or host memory
+(GpuMat and Mat outputs that already fit, or that the object provides; see below).
+
+Outputs: @p labels, and stats and centroids that already have the result's size and type, are written in
+place, as by the free function. A @p stats or @p centroids that does not fit (the number of labels changes
+from image to image) is not reallocated: it becomes a view of the object's memory (device memory for a
+GpuMat, pinned host memory for a Mat), valid until the next apply() or releaseMemory() of this object;
+clone() it to keep it longer. One call at a time per object (it is not thread-safe); calls may use
+different streams.
+
+Errors as in connectedComponentsWithStats; the settings are checked by createConnectedComponentsAnalyzer(). */
+class CV_EXPORTS_W ConnectedComponentsAnalyzer : public Algorithm
+{
+public:
+    /** @brief On the default stream (no Stream argument: see connectedComponentsWithStats). */
+    CV_WRAP virtual int apply(InputArray image, OutputArray labels, OutputArray stats, OutputArray centroids) = 0;
+    /** @brief On @p stream. */
+    CV_WRAP virtual int apply(InputArray image, OutputArray labels, OutputArray stats, OutputArray centroids,
+                              Stream& stream) = 0;
+    /** @brief Device and pinned host memory the object holds now, in bytes. */
+    CV_WRAP virtual size_t getMemoryBytes() const = 0;
+    /** @brief Waits for the last call, then frees the object's device and host memory (it grows again on
+    the next call). Outputs the object provided become invalid. */
+    CV_WRAP virtual void releaseMemory() = 0;
+    CV_WRAP virtual int getAlgorithm() const = 0;    //!< as given (CCA_DEFAULT stays CCA_DEFAULT)
+    CV_WRAP virtual int getConnectivity() const = 0;
+    CV_WRAP virtual int getLType() const = 0;
+};
+
+/** @brief A ConnectedComponentsAnalyzer for @p algorithm, @p connectivity and @p ltype (as in
+connectedComponentsWithStats, checked here: a wrong one raises cv::Exception naming it). Needs no device
+until its first apply(). */
+CV_EXPORTS_W Ptr<ConnectedComponentsAnalyzer> createConnectedComponentsAnalyzer(int algorithm = CCA_DEFAULT,
+                                                                               int connectivity = 8,
+                                                                               int ltype = CV_32S);
+
 /** @brief Bounds the free device memory that connectedComponentsWithStats keeps between calls.
 
 The temporary buffers of a call come from a private stream-ordered memory pool per device. Up to @p bytes of

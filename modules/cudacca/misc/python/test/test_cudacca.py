@@ -98,6 +98,17 @@ class CudaccaBindingTest(unittest.TestCase):
         self.assertGreaterEqual(cv2.cuda.getConnectedComponentsPoolBytes(), 0)
         self.assertGreaterEqual(cv2.cuda.getConnectedComponentsPeakBytes(reset=False), 0)
 
+    def test_analyzer_settings(self):
+        # Created and checked without a GPU; a wrong setting raises cv2.error naming it.
+        a = cv2.cuda.createConnectedComponentsAnalyzer(cv2.cuda.CCA_FLSL_CD, 4, cv2.CV_16U)
+        self.assertEqual((a.getAlgorithm(), a.getConnectivity(), a.getLType()),
+                         (cv2.cuda.CCA_FLSL_CD, 4, cv2.CV_16U))
+        self.assertEqual(a.getMemoryBytes(), 0)
+        with self.assertRaisesRegex(cv2.error, "connectivity 4"):
+            cv2.cuda.createConnectedComponentsAnalyzer(cv2.cuda.CCA_BKE, 4)
+        with self.assertRaisesRegex(cv2.error, "ltype"):
+            cv2.cuda.createConnectedComponentsAnalyzer(cv2.cuda.CCA_DEFAULT, 8, cv2.CV_8U)
+
     def run_child(self, script):
         # A child interpreter: if a call aborted the interpreter (as the generated binding's default
         # stream=cv::cuda::Stream::Null() did without a CUDA driver, before the module's overload without a
@@ -276,6 +287,24 @@ class CudaccaGpuTest(unittest.TestCase):
                     ref = cpu_reference(img, connectivity, cv2.CV_32S)
                     got = self.run_gpumat(img, connectivity, cv2.CV_32S, cv2.cuda.CCA_DEFAULT, stream=stream)
                     self.assert_same(ctx, ref, got)
+
+    def test_analyzer_matches_cpu(self):
+        # One analyzer for a stream of images (sizes and label counts change), numpy and GpuMat inputs.
+        a = cv2.cuda.createConnectedComponentsAnalyzer(cv2.cuda.CCA_DEFAULT, 8, cv2.CV_32S)
+        stream = cv2.cuda.Stream()
+        for name, img in self.images():
+            with self.subTest(name):
+                ref = cpu_reference(img, 8, cv2.CV_32S)
+                n, labels, stats, centroids = a.apply(img)
+                self.assert_same(name + " (numpy)", ref, (n, labels, stats, centroids))
+                d_img = cv2.cuda_GpuMat()
+                d_img.upload(img)
+                n, d_labels, d_stats, d_centroids = a.apply(d_img, stream=stream)
+                stream.waitForCompletion()
+                self.assert_same(name + " (GpuMat)", ref,
+                                 (n, d_labels.download(), d_stats.download(), d_centroids.download()))
+        self.assertGreater(a.getMemoryBytes(), 0)
+        a.releaseMemory()
 
     def test_gpumat_roi(self):
         seed = BASE_SEED + 200

@@ -1,0 +1,21 @@
+// This file is part of cudacca, an OpenCV extra module.
+// It is subject to the license terms in the LICENSE file found in the top-level directory.
+
+// For cudacca's own test suite only (not installed, may change): how many times cudacca has asked CUDA for
+// memory, so that a test can show that a ConnectedComponentsAnalyzer in steady state asks for none.
+
+#ifndef CUDACCA_ALLOCATION_COUNT_HPP
+#define CUDACCA_ALLOCATION_COUNT_HPP
+
+#include <cstddef>
+#include "opencv2/core/cvdef.h"
+
+namespace cv { namespace cuda { namespace cudacca {
+
+/** Device allocations from cudacca's pool plus pinned host allocations (cudaHostAlloc) made by cudacca in
+this process so far. */
+CV_EXPORTS size_t cudaAllocationCount();
+
+}}} // namespace cv::cuda::cudacca
+
+#endif

@@ -1,0 +1,35 @@
+// This file is part of cudacca, an OpenCV extra module.
+// It is subject to the license terms in the LICENSE file found in the top-level directory.
+
+// The call once its arguments are checked (connected_components.cpp), shared by the free function
+// cv::cuda::connectedComponentsWithStats and ConnectedComponentsAnalyzer (connected_components_analyzer.cpp):
+// the free function lends it resources made for the one call, an analyzer the ones it keeps.
+
+#ifndef CUDACCA_PIPELINE_HPP
+#define CUDACCA_PIPELINE_HPP
+
+#include "opencv2/core/cuda.hpp"
+
+#include "device_memory.hpp"
+#include "registry.hpp"
+
+namespace cv { namespace cuda { namespace cudacca {
+
+struct CallResources
+{
+    AlgorithmInstance* algorithm = nullptr; //!< the row's stages, for the call's connectivity
+    int* pinnedCount = nullptr;             //!< pinned host int that N is copied to
+    cudaEvent_t countCopied = nullptr;      //!< recorded after that copy; the host waits on it
+    /** An analyzer's memory: stats and centroids that the caller's arrays cannot take are handed out from
+    here (device: `arena`, host: `hostOutputs`) instead of allocated. Null for the free function. */
+    Arena* arena = nullptr;
+    PinnedArena* hostOutputs = nullptr;
+};
+
+/** The call with checked arguments (checkArguments in arguments.hpp; a device is present). Returns N. */
+int connectedComponents(InputArray image, OutputArray labels, OutputArray stats, OutputArray centroids,
+                        int connectivity, int ltype, Stream& stream, CallResources& resources);
+
+}}} // namespace cv::cuda::cudacca
+
+#endif

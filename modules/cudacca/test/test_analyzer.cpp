@@ -1,0 +1,254 @@
+// This file is part of cudacca, an OpenCV extra module.
+// It is subject to the license terms in the LICENSE file found in the top-level directory.
+
+// cv::cuda::ConnectedComponentsAnalyzer: settings checked at creation, the free function's results on a
+// stream of images (sizes, label counts, output kinds, label types and streams change between calls), and
+// no allocation once it has grown: device (cudacca's pool and pinned memory, OpenCV's GpuMat allocator) and
+// host (operator new, OpenCV's Mat allocator), counted around each call.
+
+#include "test_precomp.hpp"
+#include "test_utils.hpp"
+#include "../src/allocation_count.hpp"
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+// ---- host allocations of this thread: operator new, replaced for the whole test program -------------------
+namespace {
+thread_local bool countingNew = false;
+std::atomic<size_t> newCalls(0);
+void* countedNew(size_t n)
+{
+    if (countingNew)
+        ++newCalls;
+    void* p = std::malloc(n ? n : 1);
+    if (!p)
+        throw std::bad_alloc();
+    return p;
+}
+} // namespace
+void* operator new(size_t n) { return countedNew(n); }
+void* operator new[](size_t n) { return countedNew(n); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, size_t) noexcept { std::free(p); }
+void operator delete[](void* p, size_t) noexcept { std::free(p); }
+
+namespace opencv_test { namespace {
+
+using namespace cudacca_test;
+
+TEST(CUDACCA_Analyzer, SettingsCheckedAtCreation)
+{
+    // No device needed: the settings are checked before anything else.
+    auto expectError = [](int algorithm, int connectivity, int ltype, int code, const char* word) {
+        try
+        {
+            cv::cuda::createConnectedComponentsAnalyzer(algorithm, connectivity, ltype);
+            ADD_FAILURE() << "no exception for " << word;
+        }
+        catch (const cv::Exception& e)
+        {
+            EXPECT_EQ(code, e.code) << e.what();
+            EXPECT_NE(std::string::npos, e.err.find(word)) << e.err;
+        }
+    };
+    expectError(cv::cuda::CCA_DEFAULT, 6, CV_32S, cv::Error::StsBadArg, "connectivity");
+    expectError(cv::cuda::CCA_DEFAULT, 8, CV_8U, cv::Error::StsUnsupportedFormat, "ltype");
+    expectError(12345, 8, CV_32S, cv::Error::StsBadArg, "algorithm");
+    expectError(cv::cuda::CCA_BKE, 4, CV_32S, cv::Error::StsBadArg, "connectivity 4");
+    cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer> a =
+        cv::cuda::createConnectedComponentsAnalyzer(cv::cuda::CCA_FLSL, 4, CV_16U);
+    EXPECT_EQ(cv::cuda::CCA_FLSL, a->getAlgorithm());
+    EXPECT_EQ(4, a->getConnectivity());
+    EXPECT_EQ(CV_16U, a->getLType());
+    EXPECT_EQ(0u, a->getMemoryBytes());
+}
+
+TEST(CUDACCA_Analyzer, BadArgumentsBeforeAnyGpuWork)
+{
+    // As the free function: the image checked first (no device needed), outputs untouched.
+    cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer> a = cv::cuda::createConnectedComponentsAnalyzer();
+    cv::Mat labels(3, 3, CV_32SC1, cv::Scalar(kPoisonLabel32)), before = labels.clone();
+    try
+    {
+        a->apply(cv::Mat(4, 4, CV_16UC1, cv::Scalar(1)), labels, cv::noArray(), cv::noArray());
+        ADD_FAILURE() << "no exception for a CV_16UC1 image";
+    }
+    catch (const cv::Exception& e)
+    {
+        EXPECT_EQ(cv::Error::StsUnsupportedFormat, e.code);
+        EXPECT_NE(std::string::npos, e.err.find("image")) << e.err;
+    }
+    EXPECT_TRUE(bytesEqual(before, labels));
+    if (cudaDeviceCount() <= 0)
+    {
+        try
+        {
+            a->apply(cv::Mat(4, 4, CV_8UC1, cv::Scalar(1)), labels, cv::noArray(), cv::noArray());
+            ADD_FAILURE() << "no exception without a device";
+        }
+        catch (const cv::Exception& e)
+        {
+            EXPECT_EQ(cv::Error::GpuNotSupported, e.code) << e.what();
+        }
+    }
+}
+
+//! One call of the analyzer on `img` with GpuMat (or host) outputs that it may reuse, checked against the CPU.
+::testing::AssertionResult applyMatchesCpu(cv::cuda::ConnectedComponentsAnalyzer& a, const cv::Mat& img, bool hostOutputs,
+                                           cv::cuda::GpuMat& dl, cv::cuda::GpuMat& ds, cv::cuda::GpuMat& dc,
+                                           cv::Mat& hl, cv::Mat& hs, cv::Mat& hc, cv::cuda::Stream& stream)
+{
+    const CCResult ref = cpuReference(img, a.getConnectivity());
+    if (overflows(ref, a.getLType()))
+        return ::testing::AssertionSuccess();
+    cv::cuda::GpuMat d;
+    d.upload(img);
+    HostResult got;
+    if (hostOutputs)
+    {
+        got.n = a.apply(d, hl, hs, hc, stream);
+        got.labels = hl.clone();
+        got.stats = hs.clone();
+        got.centroids = hc.clone();
+    }
+    else
+    {
+        got.n = a.apply(d, dl, ds, dc, stream);
+        stream.waitForCompletion();
+        got = download(got.n, dl, ds, dc);
+    }
+    return matchesCpu(ref, a.getLType(), got);
+}
+
+TEST(CUDACCA_Analyzer, SameAsTheCpuOnAStreamOfImages)
+{
+    // Every algorithm x connectivity x label type: one analyzer each, fed images whose size, density and
+    // label count change, alternating GpuMat and host outputs (kept from call to call, so that the outputs it
+    // handed out are passed back to it) and two streams.
+    skipIfNoCudaDevice();
+    std::mt19937 rng(testSeed());
+    std::vector<cv::Mat> images;
+    const cv::Size sizes[] = { {640, 480}, {17, 1}, {1, 23}, {333, 777}, {640, 480}, {1024, 64}, {64, 1024} };
+    for (int i = 0; i < 14; ++i)
+        images.push_back(randomBlockImage(sizes[i % 7], 0.1 + 0.06 * i, 1 + (i % 3) * 3, rng));
+    images.push_back(cv::Mat(200, 300, CV_8UC1, cv::Scalar(9)));
+    images.push_back(cv::Mat::zeros(50, 60, CV_8UC1));
+    cv::cuda::Stream streams[2];
+    for (const auto& cfg : algorithmConnectivities())
+        for (int ltype : testedLabelTypes())
+        {
+            SCOPED_TRACE(algorithmName(cfg.first) + " " + std::to_string(cfg.second) + "-conn " + ltypeName(ltype));
+            cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer> a =
+                cv::cuda::createConnectedComponentsAnalyzer(cfg.first, cfg.second, ltype);
+            cv::cuda::GpuMat dl, ds, dc;
+            cv::Mat hl, hs, hc;
+            FailureBudget budget(3);
+            for (size_t i = 0; i < images.size(); ++i)
+            {
+                SCOPED_TRACE(cv::format("image %d (%dx%d)", (int)i, images[i].cols, images[i].rows));
+                if (!budget.record(applyMatchesCpu(*a, images[i], i % 3 == 2, dl, ds, dc, hl, hs, hc, streams[i % 2])))
+                    break;
+            }
+            EXPECT_GT(a->getMemoryBytes(), 0u);
+            a->releaseMemory();
+            EXPECT_EQ(0u, a->getMemoryBytes() > sizeof(int) ? a->getMemoryBytes() : 0u) << "after releaseMemory()";
+            EXPECT_TRUE(applyMatchesCpu(*a, images[0], false, dl, ds, dc, hl, hs, hc, streams[0])) << "after releaseMemory()";
+        }
+}
+
+/** Counts the GpuMat and Mat allocations of the thread that sets `active`. */
+struct CountingAllocators
+{
+    struct Gpu : cv::cuda::GpuMat::Allocator
+    {
+        cv::cuda::GpuMat::Allocator* base = cv::cuda::GpuMat::defaultAllocator();
+        std::atomic<size_t> calls{0};
+        bool allocate(cv::cuda::GpuMat* m, int rows, int cols, size_t elemSize) CV_OVERRIDE
+        {
+            ++calls;
+            return base->allocate(m, rows, cols, elemSize);
+        }
+        void free(cv::cuda::GpuMat* m) CV_OVERRIDE { base->free(m); }
+    } gpu;
+    struct Host : cv::MatAllocator
+    {
+        const cv::MatAllocator* base = cv::Mat::getStdAllocator();
+        mutable std::atomic<size_t> calls{0};
+        cv::UMatData* allocate(int dims, const int* sizes, int type, void* data, size_t* step, cv::AccessFlag flags,
+                               cv::UMatUsageFlags usage) const CV_OVERRIDE
+        {
+            ++calls;
+            return base->allocate(dims, sizes, type, data, step, flags, usage);
+        }
+        bool allocate(cv::UMatData* u, cv::AccessFlag flags, cv::UMatUsageFlags usage) const CV_OVERRIDE
+        {
+            return base->allocate(u, flags, usage);
+        }
+        void deallocate(cv::UMatData* u) const CV_OVERRIDE { base->deallocate(u); }
+    } host;
+    CountingAllocators()
+    {
+        cv::cuda::GpuMat::setDefaultAllocator(&gpu);
+        cv::Mat::setDefaultAllocator(&host);
+    }
+    ~CountingAllocators()
+    {
+        cv::cuda::GpuMat::setDefaultAllocator(gpu.base);
+        cv::Mat::setDefaultAllocator(nullptr);
+    }
+};
+
+TEST(CUDACCA_Analyzer, NoAllocationInSteadyState)
+{
+    // Frames of one size whose label count changes (N from a few to thousands): once the analyzer has seen
+    // the largest, a call allocates nothing, with GpuMat outputs and with host outputs.
+    skipIfNoCudaDevice();
+    std::mt19937 rng(testSeed());
+    std::vector<cv::cuda::GpuMat> frames;
+    for (double d : { 0.3, 0.05, 0.6, 0.95, 0.3, 0.45, 0.1, 0.75 })
+    {
+        frames.emplace_back();
+        frames.back().upload(randomBlockImage(cv::Size(512, 512), d, 1, rng));
+    }
+    for (int algorithm : { cv::cuda::CCA_DEFAULT, cv::cuda::CCA_BKE })
+        for (bool hostOutputs : { false, true })
+        {
+            SCOPED_TRACE(algorithmName(algorithm) + (hostOutputs ? " host outputs" : " GpuMat outputs"));
+            cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer> a = cv::cuda::createConnectedComponentsAnalyzer(algorithm);
+            cv::cuda::Stream stream;
+            cv::cuda::GpuMat dl, ds, dc;
+            cv::Mat hl, hs, hc;
+            auto call = [&](const cv::cuda::GpuMat& f) {
+                if (hostOutputs)
+                    a->apply(f, hl, hs, hc, stream);
+                else
+                    a->apply(f, dl, ds, dc, stream);
+            };
+            for (int round = 0; round < 2; ++round) // warm-up: every frame, twice (the arena merges its chunks)
+                for (const auto& f : frames)
+                    call(f);
+            stream.waitForCompletion();
+            const size_t memory = a->getMemoryBytes();
+            CountingAllocators counting;
+            const size_t cuda0 = cv::cuda::cudacca::cudaAllocationCount();
+            newCalls = 0;
+            countingNew = true;
+            for (int round = 0; round < 3; ++round)
+                for (const auto& f : frames)
+                    call(f);
+            countingNew = false;
+            stream.waitForCompletion();
+            EXPECT_EQ(0u, cv::cuda::cudacca::cudaAllocationCount() - cuda0) << "cudacca's device or pinned allocations";
+            EXPECT_EQ(0u, counting.gpu.calls.load()) << "GpuMat allocations";
+            EXPECT_EQ(0u, counting.host.calls.load()) << "Mat allocations";
+            EXPECT_EQ(0u, newCalls.load()) << "operator new";
+            EXPECT_EQ(memory, a->getMemoryBytes());
+            std::cout << "[ MEMORY   ] analyzer " << algorithmName(algorithm) << (hostOutputs ? " host" : " GpuMat")
+                      << " outputs, 512x512 frames: holds " << memory << " bytes" << std::endl;
+        }
+}
+
+}} // namespace opencv_test::<anonymous>
