@@ -35,7 +35,7 @@ void checkNoOverlap(const ByteRange& image, OutputArray out, const char* name)
         CV_Error_(Error::StsBadArg, ("%s must not share memory with image", name));
 }
 
-/** An output must be something the result can be written to: a Mat or a GpuMat (or noArray()), and
+/** An output must be something the result can be written to: a Mat, a GpuMat or a HostMem (or noArray()), and
 when the caller fixed its type (Mat_<T>) or size, the result's. The size of stats and centroids (the
 number of labels) is known only after the labeling: checkResultSize() checks it then. */
 void checkOutputObject(OutputArray out, const char* name, int type, Size size)
@@ -43,9 +43,10 @@ void checkOutputObject(OutputArray out, const char* name, int type, Size size)
     if (!out.needed())
         return;
     const int kind = out.kind();
-    if (kind != _InputArray::MAT && kind != _InputArray::CUDA_GPU_MAT)
-        CV_Error_(Error::StsBadArg, ("%s must be a cv::Mat, a cv::cuda::GpuMat or noArray(); got another kind of "
-                                     "array (_InputArray kind %d)", name, kind >> _InputArray::KIND_SHIFT));
+    if (kind != _InputArray::MAT && kind != _InputArray::CUDA_GPU_MAT && kind != _InputArray::CUDA_HOST_MEM)
+        CV_Error_(Error::StsBadArg, ("%s must be a cv::Mat, a cv::cuda::GpuMat, a cv::cuda::HostMem or noArray(); "
+                                     "got another kind of array (_InputArray kind %d)",
+                                     name, kind >> _InputArray::KIND_SHIFT));
     if (out.fixedType() && out.type() != type)
         CV_Error_(Error::StsUnsupportedFormat, ("%s has the fixed type %s (e.g. a Mat_<T>), but the result is %s",
                                                 name, typeToString(out.type()).c_str(), typeToString(type).c_str()));

@@ -149,12 +149,22 @@ void downloadIfHost(OutputArray out, const GpuMat& d, Stream& stream, bool& wait
 {
     if (!out.needed() || d.empty() || out.kind() == _InputArray::CUDA_GPU_MAT)
         return;
-    const bool fits = out.size() == d.size() && out.type() == d.type() && !(pinned && pinned->contains(out.getMatRef().data));
-    if (pinned && !fits && !out.fixedSize() && !out.fixedType())
-        out.getMatRef() = Mat(d.size(), d.type(), pinned->take(d.rows * d.step));
-    else
+    Mat h;
+    if (out.kind() == _InputArray::CUDA_HOST_MEM) // pinned already: the copy below is asynchronous
+    {
         out.create(d.size(), d.type());
-    Mat h = out.getMat();
+        h = out.getHostMemRef().createMatHeader();
+    }
+    else
+    {
+        const bool fits = out.size() == d.size() && out.type() == d.type() &&
+                          !(pinned && pinned->contains(out.getMatRef().data));
+        if (pinned && !fits && !out.fixedSize() && !out.fixedType())
+            out.getMatRef() = Mat(d.size(), d.type(), pinned->take(d.rows * d.step));
+        else
+            out.create(d.size(), d.type());
+        h = out.getMat();
+    }
     if (h.isContinuous() && d.isContinuous())
         checkCuda(cudaMemcpyAsync(h.data, d.data, h.total() * h.elemSize(), cudaMemcpyDeviceToHost,
                                   StreamAccessor::getStream(stream)),

@@ -251,4 +251,53 @@ TEST(CUDACCA_Analyzer, NoAllocationInSteadyState)
         }
 }
 
+TEST(CUDACCA_HostMem, OutputsAccepted)
+{
+    // cv::cuda::HostMem outputs (pinned: the downloads are asynchronous copies) pass the argument checks;
+    // without a device the call then reports the missing device, not a bad argument.
+    if (cudaDeviceCount() > 0)
+        return; // CUDACCA_HostMem.SameAsTheCpu covers the GPU
+    cv::cuda::HostMem l, s, c;
+    try
+    {
+        cv::cuda::connectedComponentsWithStats(cv::Mat(8, 8, CV_8UC1, cv::Scalar(1)), l, s, c);
+        ADD_FAILURE() << "no exception without a device";
+    }
+    catch (const cv::Exception& e)
+    {
+        EXPECT_EQ(cv::Error::GpuNotSupported, e.code) << e.what();
+    }
+}
+
+TEST(CUDACCA_HostMem, SameAsTheCpu)
+{
+    // Labels, stats and centroids into HostMem, from the function and from an analyzer, every label type.
+    skipIfNoCudaDevice();
+    std::mt19937 rng(testSeed());
+    for (int i = 0; i < 4; ++i)
+    {
+        const cv::Mat img = randomBlockImage(cv::Size(300 + 17 * i, 200), 0.2 + 0.2 * i, 1 + i, rng);
+        for (int ltype : testedLabelTypes())
+        {
+            const CCResult ref = cpuReference(img, 8);
+            if (overflows(ref, ltype))
+                continue;
+            SCOPED_TRACE(cv::format("image %d, %s", i, ltypeName(ltype).c_str()));
+            cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer> a = cv::cuda::createConnectedComponentsAnalyzer(
+                cv::cuda::CCA_DEFAULT, 8, ltype);
+            for (bool analyzer : { false, true })
+            {
+                cv::cuda::HostMem l, s, c;
+                HostResult got;
+                got.n = analyzer ? a->apply(img, l, s, c)
+                                 : cv::cuda::connectedComponentsWithStats(img, l, s, c, 8, ltype);
+                got.labels = l.createMatHeader().clone();
+                got.stats = s.createMatHeader().clone();
+                got.centroids = c.createMatHeader().clone();
+                EXPECT_TRUE(matchesCpu(ref, ltype, got)) << (analyzer ? "analyzer" : "function");
+            }
+        }
+    }
+}
+
 }} // namespace opencv_test::<anonymous>

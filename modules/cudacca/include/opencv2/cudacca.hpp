@@ -88,12 +88,13 @@ AREA = 0, centroid (NaN, NaN)).
 
 @param image Single-channel 8-bit image, CV_8UC1 or CV_8SC1; nonzero pixels are foreground. A GpuMat
 (an ROI is fine) or a host Mat (uploaded on @p stream). Any size from 1x1 up to 2^31 - 2 pixels.
-@param labels Output label image of the same size, type @p ltype. A GpuMat stays on the GPU; a Mat
-is downloaded; noArray() when only the statistics are wanted.
+@param labels Output label image of the same size, type @p ltype. A GpuMat stays on the GPU; a Mat or a
+cuda::HostMem (pinned: the download is an asynchronous copy) is downloaded; noArray() when only the
+statistics are wanted.
 @param stats Output N x 5 CV_32S matrix, one row per label, columns cv::CC_STAT_LEFT, CC_STAT_TOP,
-CC_STAT_WIDTH, CC_STAT_HEIGHT, CC_STAT_AREA. GpuMat or Mat. Pass noArray() to skip the analysis: then
-no statistics work is done at all.
-@param centroids Output N x 2 CV_64F matrix (x, y) of each label, GpuMat or Mat, or noArray().
+CC_STAT_WIDTH, CC_STAT_HEIGHT, CC_STAT_AREA. GpuMat, Mat or HostMem. Pass noArray() to skip the analysis:
+then no statistics work is done at all.
+@param centroids Output N x 2 CV_64F matrix (x, y) of each label, GpuMat, Mat or HostMem, or noArray().
 A GpuMat @p stats or @p centroids that does not already have the size and type is allocated continuous
 (cv::cuda::createContinuous): GpuMat::create would pad each 20- or 16-byte row to the device's pitch.
 @param connectivity 8 or 4.
@@ -134,7 +135,7 @@ Outputs: @p labels, and stats and centroids that already have the result's size 
 place, as by the free function. A @p stats or @p centroids that does not fit (the number of labels changes
 from image to image) is not reallocated: it becomes a view of the object's memory (device memory for a
 GpuMat, pinned host memory for a Mat), valid until the next apply() or releaseMemory() of this object;
-clone() it to keep it longer. One call at a time per object (it is not thread-safe); calls may use
+clone() it to keep it longer. (A HostMem owns its memory: it is reallocated when its size changes.) One call at a time per object (it is not thread-safe); calls may use
 different streams.
 
 Errors as in connectedComponentsWithStats; the settings are checked by createConnectedComponentsAnalyzer(). */
