@@ -20,6 +20,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -266,6 +267,18 @@ struct FuzzWorkspace
     }
     cv::cuda::GpuMat statsView(int n) { return cv::cuda::GpuMat(n, 5, CV_32SC1, stats.data, 5 * sizeof(int)); }
     cv::cuda::GpuMat centroidsView(int n) { return cv::cuda::GpuMat(n, 2, CV_64FC1, centroids.data, 2 * sizeof(double)); }
+
+    /** One ConnectedComponentsAnalyzer per setting, kept for the thread's whole run: it sees images of every
+    size and label count, so its memory grows, merges and is reused as in an application. */
+    std::map<int, cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer>> analyzers;
+    cv::cuda::ConnectedComponentsAnalyzer& analyzer(int algorithm, int connectivity, int ltype)
+    {
+        cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer>& a = analyzers[algorithm * 64 + connectivity * 2 + (ltype == CV_16U)];
+        if (!a)
+            a = cv::cuda::createConnectedComponentsAnalyzer(algorithm, connectivity, ltype);
+        return *a;
+    }
+    cv::cuda::GpuMat statsOut, centroidsOut; //!< outputs the analyzers hand out, passed back to them
 };
 
 static cv::Mat download(const cv::cuda::GpuMat& g, cv::cuda::Stream& stream)
@@ -346,12 +359,20 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
             const int statsMode = (int)(rng() % 3), centroidsMode = (int)(rng() % 3);
             static const char* lNames[] = { "GpuMat ROI", "empty GpuMat", "Mat", "noArray" };
             static const char* sNames[] = { "GpuMat", "Mat", "noArray" };
+            // One call in four goes through the thread's ConnectedComponentsAnalyzer for this setting (decided
+            // by a hash of the seed and the setting, so the image's own draws stay as they were); half of those
+            // pass back the GpuMat stats and centroids the analyzer handed out last time (views of its memory).
+            const uint64_t route = splitmix64(seed ^ (uint64_t)(algorithm * 64 + connectivity * 2 + (ltype == CV_16U)));
+            const bool viaAnalyzer = route % 4 == 0;
+            const bool analyzerOutputs = viaAnalyzer && (route >> 8) % 2 == 0;
             const std::string what = cv::format(
                 "seed 0x%016llx (replay: CUDACCA_FUZZ_REPLAY=0x%016llx): %s %dx%d %s, %s, input %s, labels %s, "
-                "stats %s, centroids %s", (unsigned long long)seed, (unsigned long long)seed, f.kind.c_str(), img.cols,
+                "stats %s, centroids %s%s", (unsigned long long)seed, (unsigned long long)seed, f.kind.c_str(), img.cols,
                 img.rows, cv::typeToString(img.type()).c_str(), paramsName(p).c_str(),
                 inputMode == 0 ? "GpuMat" : inputMode == 1 ? "GpuMat ROI" : "Mat", lNames[labelsMode],
-                sNames[statsMode], sNames[centroidsMode]);
+                analyzerOutputs && statsMode == 0 ? "the analyzer's" : sNames[statsMode],
+                analyzerOutputs && centroidsMode == 0 ? "the analyzer's" : sNames[centroidsMode],
+                viaAnalyzer ? ", through a ConnectedComponentsAnalyzer" : "");
 
             const cv::Scalar labelPoison(ltype == CV_16U ? kPoisonLabel16 : kPoisonLabel32);
             cv::cuda::GpuMat lWhole, lGpu, lAlloc, sGpu, cGpu;
@@ -365,9 +386,11 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
             else if (labelsMode == 2)
                 lHost = poisonedLabels(img.size(), ltype);
             // (uploads, not setTo: an N x 5 setTo launches N / 8 blocks in y, past CUDA's limit of 65535)
-            if (statsMode == 0) { sGpu = ws.statsView(r.n); sGpu.upload(poisonedStats(r.n), stream); }
+            if (statsMode == 0 && analyzerOutputs) sGpu = ws.statsOut;
+            else if (statsMode == 0) { sGpu = ws.statsView(r.n); sGpu.upload(poisonedStats(r.n), stream); }
             else if (statsMode == 1) sHost = poisonedStats(r.n);
-            if (centroidsMode == 0) { cGpu = ws.centroidsView(r.n); cGpu.upload(poisonedCentroids(r.n), stream); }
+            if (centroidsMode == 0 && analyzerOutputs) cGpu = ws.centroidsOut;
+            else if (centroidsMode == 0) { cGpu = ws.centroidsView(r.n); cGpu.upload(poisonedCentroids(r.n), stream); }
             else if (centroidsMode == 1) cHost = poisonedCentroids(r.n);
 
             cv::_InputArray inArr = inputMode == 2 ? cv::_InputArray(img) : cv::_InputArray(in);
@@ -382,8 +405,15 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
             std::string error;
             try
             {
-                n = cv::cuda::connectedComponentsWithStats(inArr, lArr, sArr, cArr, connectivity, ltype, algorithm, stream);
+                if (viaAnalyzer)
+                    n = ws.analyzer(algorithm, connectivity, ltype).apply(inArr, lArr, sArr, cArr, stream);
+                else
+                    n = cv::cuda::connectedComponentsWithStats(inArr, lArr, sArr, cArr, connectivity, ltype, algorithm, stream);
                 stream.waitForCompletion();
+                if (analyzerOutputs && statsMode == 0)
+                    ws.statsOut = sGpu;
+                if (analyzerOutputs && centroidsMode == 0)
+                    ws.centroidsOut = cGpu;
             }
             catch (const cv::Exception& e)
             {
