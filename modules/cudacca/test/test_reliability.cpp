@@ -411,6 +411,35 @@ TEST(CUDACCA_Sanitizer, RepresentativeSubset)
                 cv::cuda::GpuMat roi = big(cv::Rect(3, 1, img.cols, img.rows));
                 roi.upload(img);
                 EXPECT_TRUE(checkImage(img, p, "ROI input", RunSpec(), cv::cuda::Stream::Null(), &roi));
+
+                // the same images through one ConnectedComponentsAnalyzer (its arena grows, merges, is reused;
+                // stats and centroids come back as views of its memory), GpuMat then host outputs
+                cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer> analyzer =
+                    cv::cuda::createConnectedComponentsAnalyzer(a, conn, ltype);
+                cv::cuda::GpuMat dl, ds, dc;
+                cv::Mat hl, hs, hc;
+                for (size_t i = 0; i < imgs.size(); ++i)
+                {
+                    const CCResult ref = cpuReference(imgs[i].second, conn);
+                    if (overflows(ref, ltype))
+                        continue;
+                    cv::cuda::GpuMat d;
+                    d.upload(imgs[i].second);
+                    HostResult got;
+                    if (i % 2 == 0)
+                    {
+                        got.n = analyzer->apply(d, dl, ds, dc);
+                        got = download(got.n, dl, ds, dc);
+                    }
+                    else
+                    {
+                        got.n = analyzer->apply(d, hl, hs, hc);
+                        got.labels = hl.clone();
+                        got.stats = hs.clone();
+                        got.centroids = hc.clone();
+                    }
+                    EXPECT_TRUE(matchesCpu(ref, ltype, got)) << "analyzer, " << imgs[i].first << ", " << paramsName(p);
+                }
             }
 }
 
