@@ -92,7 +92,7 @@ def mean_table(rows, names, side, conn):
     """Mean Gpix/s per summary column for every (library, algorithm, variant) but latency."""
     acc = defaultdict(lambda: defaultdict(list))
     for r in rows:
-        if r["width"] == side and r["connectivity"] == conn and r["variant"] != "latency":
+        if r["width"] == side and r["connectivity"] == conn and not r["variant"].startswith("latency"):
             acc[series(r)][column(r, names)].append(r["gpix_s"])
     return acc
 
@@ -126,7 +126,7 @@ def ratio_rows(rows, names, side, conn):
     """Per input: best cudacca / best peer, for full and for labels."""
     by_input = defaultdict(list)
     for r in rows:
-        if r["width"] == side and r["connectivity"] == conn and r["variant"] != "latency":
+        if r["width"] == side and r["connectivity"] == conn and not r["variant"].startswith("latency"):
             by_input[(r["g"], r["density"])].append(r)
     out = []
     for key in sorted(by_input, key=lambda k: (k[0] == 0, k[0], k[1])):
@@ -147,9 +147,14 @@ def ratio_rows(rows, names, side, conn):
 
 
 def latency_table(rows, side, conn):
-    lat = {(r["algorithm"], r["g"], r["density"]): r for r in rows
-           if r["library"] == "cudacca" and r["variant"] == "latency" and r["width"] == side
-           and r["connectivity"] == conn}
+    """p50 / p99 per algorithm of the latency variants: the function ("latency") and, where measured, one
+    ConnectedComponentsAnalyzer ("latency_analyzer", listed as ALGORITHM (analyzer))."""
+    lat = {}
+    for r in rows:
+        if r["library"] == "cudacca" and r["variant"].startswith("latency") and r["width"] == side \
+                and r["connectivity"] == conn:
+            name = r["algorithm"] + (" (analyzer)" if r["variant"] == "latency_analyzer" else "")
+            lat[(name, r["g"], r["density"])] = r
     if not lat:
         return []
     pats = [p for p in LATENCY_PATTERNS if any((a, *p) in lat for a, _, _ in lat)]

@@ -3,6 +3,7 @@
 //   labels   stats = centroids = noArray()                        (CUDA events)
 //   stats    labels = noArray()                                   (CUDA events)
 //   latency  GpuMat labels, host Mat stats and centroids          (wall clock incl. synchronization; p50, p99)
+//   latency_analyzer  the same through one cv::cuda::ConnectedComponentsAnalyzer (its memory kept between calls)
 // Each row's last result is checked exactly against the CPU (CCL_SAUF): N, labels, stats, centroids bitwise.
 
 #include "bench.hpp"
@@ -22,9 +23,10 @@ struct Outputs
 {
     cv::cuda::GpuMat labels, stats, centroids;
     cv::Mat hStats, hCentroids;
+    cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer> analyzer; //!< LatencyAnalyzer
 };
 
-enum class Variant { Full, Labels, Stats, Latency };
+enum class Variant { Full, Labels, Stats, Latency, LatencyAnalyzer };
 
 const char* variantName(Variant v)
 {
@@ -33,6 +35,7 @@ const char* variantName(Variant v)
     case Variant::Full: return "full";
     case Variant::Labels: return "labels";
     case Variant::Stats: return "stats";
+    case Variant::LatencyAnalyzer: return "latency_analyzer";
     default: return "latency";
     }
 }
@@ -51,6 +54,10 @@ int callOnce(Case& c, const AlgorithmRow& a, Variant v, Outputs& o, cv::cuda::St
     case Variant::Stats:
         return cv::cuda::connectedComponentsWithStats(c.d_img, cv::noArray(), o.stats, o.centroids, conn, CV_32S, a.id,
                                                       stream);
+    case Variant::LatencyAnalyzer:
+        if (!o.analyzer)
+            o.analyzer = cv::cuda::createConnectedComponentsAnalyzer(a.id, conn, CV_32S);
+        return o.analyzer->apply(c.d_img, o.labels, o.hStats, o.hCentroids, stream);
     default:
         return cv::cuda::connectedComponentsWithStats(c.d_img, o.labels, o.hStats, o.hCentroids, conn, CV_32S, a.id,
                                                       stream);
@@ -72,7 +79,7 @@ std::string compareWithCpu(Case& c, Variant v, int n, Outputs& o)
     if (v == Variant::Labels)
         return std::string();
     cv::Mat stats = o.hStats, centroids = o.hCentroids;
-    if (v != Variant::Latency)
+    if (v != Variant::Latency && v != Variant::LatencyAnalyzer)
     {
         o.stats.download(stats);
         o.centroids.download(centroids);
@@ -90,7 +97,7 @@ void runVariant(Case& c, Report& rep, const AlgorithmRow& a, Variant v)
     Samples s;
     try
     {
-        if (v == Variant::Latency)
+        if (v == Variant::Latency || v == Variant::LatencyAnalyzer)
             s = timeWall(c.reps.gpuWarmup, c.reps.latency, [&] { call(); stream.waitForCompletion(); });
         else
             s = timeGpu(c.stream, c.reps.gpuWarmup, c.reps.gpu, call);
@@ -122,7 +129,8 @@ void runCudacca(Case& c, Report& rep, const std::vector<int>& algorithmIds, bool
         if (!a || !a->supports(c.connectivity))
             continue;
         if (latency)
-            runVariant(c, rep, *a, Variant::Latency);
+            for (Variant v : { Variant::Latency, Variant::LatencyAnalyzer })
+                runVariant(c, rep, *a, v);
         else
             for (Variant v : { Variant::Full, Variant::Labels, Variant::Stats })
                 runVariant(c, rep, *a, v);
