@@ -326,7 +326,9 @@ TEST(CUDACCA_Memory, PoolLimitSetAndGet)
     // Runs without a GPU too: the limit is a setting, and the queries need no pool.
     const size_t before = cv::cuda::getConnectedComponentsPoolLimit();
     if (!std::getenv("OPENCV_CUDACCA_POOL_LIMIT"))
+    {
         EXPECT_EQ(size_t(1) << 30, before) << "the documented default";
+    }
     cv::cuda::setConnectedComponentsPoolLimit(12345);
     EXPECT_EQ(12345u, cv::cuda::getConnectedComponentsPoolLimit());
     cv::cuda::setConnectedComponentsPoolLimit(before);
