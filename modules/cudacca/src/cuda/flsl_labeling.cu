@@ -557,9 +557,10 @@ uniteOnTheFlyKernel(const RunTable t, int* parent, const RunFeatures f)
 
 /** Statistics of every label from the runs: one warp per row, one thread per run (forEachRunRound).
 Atomic: one set of atomics per run. ConflictDetection: Algorithm 3 first, then the leaders through the
-warp's carry. OnTheFly: the root runs copy their slot (one root per label: plain stores). The background of the row is the complement of its runs
-(per row: area = cols - (sum of run lengths), sum x = cols(cols-1)/2 - (sum over the runs), first and
-last background pixels from the first and last runs), reduced per block: 7 atomics per block. A run's
+warp's carry. OnTheFly: the root runs copy their slot (one root per label: plain stores). The background
+of the row is the complement of its runs (per row: area = cols - (sum of run lengths), sum x =
+cols(cols-1)/2 - (sum over the runs), first and last background pixels from the first and last runs),
+reduced per block: 7 atomics per block. A run's
 label is read from the ranked run table (runLabels[slot]), never from the label image. */
 template <RunFeatureMerge kMerge>
 __global__ void __launch_bounds__(kRowThreads)
