@@ -159,7 +159,8 @@ TEST(CUDACCA_Analyzer, SameAsTheCpuOnAStreamOfImages)
         }
 }
 
-/** Counts the GpuMat and Mat allocations of the thread that sets `active`. */
+/** Counts GpuMat and Mat allocations. Installed once as the default allocators for the rest of the program
+and never destroyed: a Mat or GpuMat allocated through it keeps a pointer to it and may outlive any test. */
 struct CountingAllocators
 {
     struct Gpu : cv::cuda::GpuMat::Allocator
@@ -189,15 +190,16 @@ struct CountingAllocators
         }
         void deallocate(cv::UMatData* u) const CV_OVERRIDE { base->deallocate(u); }
     } host;
-    CountingAllocators()
+
+    static CountingAllocators& installed()
     {
-        cv::cuda::GpuMat::setDefaultAllocator(&gpu);
-        cv::Mat::setDefaultAllocator(&host);
-    }
-    ~CountingAllocators()
-    {
-        cv::cuda::GpuMat::setDefaultAllocator(gpu.base);
-        cv::Mat::setDefaultAllocator(nullptr);
+        static CountingAllocators* c = [] {
+            CountingAllocators* p = new CountingAllocators;
+            cv::cuda::GpuMat::setDefaultAllocator(&p->gpu);
+            cv::Mat::setDefaultAllocator(&p->host);
+            return p;
+        }();
+        return *c;
     }
 };
 
@@ -232,7 +234,8 @@ TEST(CUDACCA_Analyzer, NoAllocationInSteadyState)
                     call(f);
             stream.waitForCompletion();
             const size_t memory = a->getMemoryBytes();
-            CountingAllocators counting;
+            CountingAllocators& counting = CountingAllocators::installed();
+            const size_t gpu0 = counting.gpu.calls.load(), host0 = counting.host.calls.load();
             const size_t cuda0 = cv::cuda::cudacca::cudaAllocationCount();
             newCalls = 0;
             countingNew = true;
@@ -242,8 +245,8 @@ TEST(CUDACCA_Analyzer, NoAllocationInSteadyState)
             countingNew = false;
             stream.waitForCompletion();
             EXPECT_EQ(0u, cv::cuda::cudacca::cudaAllocationCount() - cuda0) << "cudacca's device or pinned allocations";
-            EXPECT_EQ(0u, counting.gpu.calls.load()) << "GpuMat allocations";
-            EXPECT_EQ(0u, counting.host.calls.load()) << "Mat allocations";
+            EXPECT_EQ(0u, counting.gpu.calls.load() - gpu0) << "GpuMat allocations";
+            EXPECT_EQ(0u, counting.host.calls.load() - host0) << "Mat allocations";
             EXPECT_EQ(0u, newCalls.load()) << "operator new";
             EXPECT_EQ(memory, a->getMemoryBytes());
             std::cout << "[ MEMORY   ] analyzer " << algorithmName(algorithm) << (hostOutputs ? " host" : " GpuMat")

@@ -269,16 +269,22 @@ struct FuzzWorkspace
     cv::cuda::GpuMat centroidsView(int n) { return cv::cuda::GpuMat(n, 2, CV_64FC1, centroids.data, 2 * sizeof(double)); }
 
     /** One ConnectedComponentsAnalyzer per setting, kept for the thread's whole run: it sees images of every
-    size and label count, so its memory grows, merges and is reused as in an application. */
-    std::map<int, cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer>> analyzers;
-    cv::cuda::ConnectedComponentsAnalyzer& analyzer(int algorithm, int connectivity, int ltype)
+    size and label count, so its memory grows, merges and is reused as in an application. With it, the GpuMat
+    stats and centroids it handed out last (views of its memory, valid until its next call), which half of
+    its calls are given back. */
+    struct KeptAnalyzer
     {
-        cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer>& a = analyzers[algorithm * 64 + connectivity * 2 + (ltype == CV_16U)];
-        if (!a)
-            a = cv::cuda::createConnectedComponentsAnalyzer(algorithm, connectivity, ltype);
-        return *a;
+        cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer> analyzer;
+        cv::cuda::GpuMat statsOut, centroidsOut;
+    };
+    std::map<int, KeptAnalyzer> analyzers;
+    KeptAnalyzer& analyzer(int algorithm, int connectivity, int ltype)
+    {
+        KeptAnalyzer& a = analyzers[algorithm * 64 + connectivity * 2 + (ltype == CV_16U)];
+        if (!a.analyzer)
+            a.analyzer = cv::cuda::createConnectedComponentsAnalyzer(algorithm, connectivity, ltype);
+        return a;
     }
-    cv::cuda::GpuMat statsOut, centroidsOut; //!< outputs the analyzers hand out, passed back to them
 };
 
 static cv::Mat download(const cv::cuda::GpuMat& g, cv::cuda::Stream& stream)
@@ -386,10 +392,11 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
             else if (labelsMode == 2)
                 lHost = poisonedLabels(img.size(), ltype);
             // (uploads, not setTo: an N x 5 setTo launches N / 8 blocks in y, past CUDA's limit of 65535)
-            if (statsMode == 0 && analyzerOutputs) sGpu = ws.statsOut;
+            FuzzWorkspace::KeptAnalyzer* kept = viaAnalyzer ? &ws.analyzer(algorithm, connectivity, ltype) : nullptr;
+            if (statsMode == 0 && analyzerOutputs) sGpu = kept->statsOut;
             else if (statsMode == 0) { sGpu = ws.statsView(r.n); sGpu.upload(poisonedStats(r.n), stream); }
             else if (statsMode == 1) sHost = poisonedStats(r.n);
-            if (centroidsMode == 0 && analyzerOutputs) cGpu = ws.centroidsOut;
+            if (centroidsMode == 0 && analyzerOutputs) cGpu = kept->centroidsOut;
             else if (centroidsMode == 0) { cGpu = ws.centroidsView(r.n); cGpu.upload(poisonedCentroids(r.n), stream); }
             else if (centroidsMode == 1) cHost = poisonedCentroids(r.n);
 
@@ -403,17 +410,19 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
             const uchar* lData0 = lGpu.data;
             int n = -12345;
             std::string error;
+            if (kept) // the views it handed out are valid until this call only (whether it succeeds or throws)
+                kept->statsOut = kept->centroidsOut = cv::cuda::GpuMat();
             try
             {
                 if (viaAnalyzer)
-                    n = ws.analyzer(algorithm, connectivity, ltype).apply(inArr, lArr, sArr, cArr, stream);
+                    n = kept->analyzer->apply(inArr, lArr, sArr, cArr, stream);
                 else
                     n = cv::cuda::connectedComponentsWithStats(inArr, lArr, sArr, cArr, connectivity, ltype, algorithm, stream);
                 stream.waitForCompletion();
                 if (analyzerOutputs && statsMode == 0)
-                    ws.statsOut = sGpu;
+                    kept->statsOut = sGpu;
                 if (analyzerOutputs && centroidsMode == 0)
-                    ws.centroidsOut = cGpu;
+                    kept->centroidsOut = cGpu;
             }
             catch (const cv::Exception& e)
             {
