@@ -139,8 +139,9 @@ Arena::~Arena()
 
 void Arena::beginCall(cudaStream_t stream)
 {
-    // The previous call's work (on another stream, maybe) ends before this call's reuses the memory.
-    if (called_ && stream != lastStream_)
+    // The previous call's work ends before this call's reuses the memory. Waited for even when the handle is
+    // the previous call's: the caller may have destroyed that stream and made a new one with the same handle.
+    if (called_)
         checkCuda(cudaStreamWaitEvent(stream, done_, 0), "cudaStreamWaitEvent (arena)");
     // A call that needed more than the first chunk: one chunk of its size from now on (stream-ordered free
     // and allocation, after the previous call's work as above).
@@ -182,7 +183,6 @@ void Arena::endCall(cudaStream_t stream)
     if (!done_)
         checkCuda(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "cudaEventCreateWithFlags (arena)");
     checkCuda(cudaEventRecord(done_, stream), "cudaEventRecord (arena)");
-    lastStream_ = stream;
     lastCallBytes_ = callBytes_;
     called_ = true;
 }
@@ -201,7 +201,9 @@ void Arena::release()
         return;
     if (called_)
         checkCuda(cudaEventSynchronize(done_), "cudaEventSynchronize (arena)");
-    freeChunks(lastStream_);
+    // Not on the last call's stream: the caller may have destroyed it (an analyzer outlives the streams it
+    // was given; the driver crashed in cuMemFreeAsync). That work is done, so any stream will do.
+    freeChunks(cudaStreamPerThread);
     chunk_ = offset_ = 0;
     grew_ = false;
 }

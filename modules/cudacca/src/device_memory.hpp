@@ -83,7 +83,6 @@ private:
     bool grew_ = false;     //!< this call allocated a chunk
     size_t allocations_ = 0;
     cudaEvent_t done_ = nullptr; //!< recorded at the end of each call
-    cudaStream_t lastStream_ = 0;
     bool called_ = false;
 };
 

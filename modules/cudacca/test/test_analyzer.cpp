@@ -159,6 +159,29 @@ TEST(CUDACCA_Analyzer, SameAsTheCpuOnAStreamOfImages)
         }
 }
 
+TEST(CUDACCA_Analyzer, OutlivesTheStreamsItWasGiven)
+{
+    // Each call on a stream that is destroyed right after it, growing images (the arena merges its chunks
+    // on the next stream), then releaseMemory() and the analyzer's end: nothing may touch a dead stream
+    // (the driver crashed in cuMemFreeAsync when the arena freed its chunks on the last call's stream).
+    skipIfNoCudaDevice();
+    std::mt19937 rng(testSeed());
+    for (bool releaseFirst : { true, false })
+    {
+        cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer> a = cv::cuda::createConnectedComponentsAnalyzer(cv::cuda::CCA_DEFAULT);
+        for (int side : { 64, 300, 900 })
+        {
+            cv::cuda::GpuMat dl, ds, dc;
+            cv::Mat hl, hs, hc;
+            cv::cuda::Stream stream;
+            EXPECT_TRUE(applyMatchesCpu(*a, randomBlockImage(cv::Size(side, side), 0.4, 1, rng), side == 300,
+                                        dl, ds, dc, hl, hs, hc, stream)) << side;
+        }
+        if (releaseFirst)
+            a->releaseMemory();
+    }
+}
+
 /** Counts GpuMat and Mat allocations. Installed once as the default allocators for the rest of the program
 and never destroyed: a Mat or GpuMat allocated through it keeps a pointer to it and may outlive any test. */
 struct CountingAllocators
