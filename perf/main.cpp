@@ -117,11 +117,16 @@ bool parseOptions(int argc, char** argv, Options& o)
     return true;
 }
 
-//! cudacca algorithm ids for one side: --algorithms, else every row of the list (CCA_RCU only up to 4096^2).
+//! cudacca algorithm ids for one side: --algorithms, else CCA_DEFAULT and every row of the list (CCA_RCU only
+//! up to 4096^2).
 std::vector<int> algorithmIds(const Options& o, int side, bool& ok)
 {
     ok = true;
     std::vector<int> ids;
+    const auto& defaultEntry = cv::cuda::cudacca::kDefaultEntry;
+    if (o.algorithms.empty() ||
+        std::find(o.algorithms.begin(), o.algorithms.end(), defaultEntry.shortName()) != o.algorithms.end())
+        ids.push_back(defaultEntry.id);
     for (const auto& row : cv::cuda::cudacca::kAlgorithmRows)
     {
         const std::string name = row.shortName();
@@ -131,7 +136,7 @@ std::vector<int> algorithmIds(const Options& o, int side, bool& ok)
     }
     for (const std::string& n : o.algorithms)
     {
-        bool known = false;
+        bool known = n == defaultEntry.shortName();
         for (const auto& row : cv::cuda::cudacca::kAlgorithmRows)
             known = known || n == row.shortName();
         if (!known)

@@ -125,7 +125,8 @@ void runCudacca(Case& c, Report& rep, const std::vector<int>& algorithmIds, bool
 {
     for (int id : algorithmIds)
     {
-        const AlgorithmRow* a = cv::cuda::cudacca::findAlgorithmRow(id);
+        const AlgorithmRow* a = id == cv::cuda::CCA_DEFAULT ? &cv::cuda::cudacca::kDefaultEntry
+                                                            : cv::cuda::cudacca::findAlgorithmRow(id);
         if (!a || !a->supports(c.connectivity))
             continue;
         if (latency)

@@ -61,6 +61,10 @@ inline const AlgorithmRow* findAlgorithmRow(int id)
     return nullptr;
 }
 
+/** CCA_DEFAULT as the benchmark names it: not a row (it resolves to defaultAlgorithm() below, except that
+images of up to kOneLaunchMaxPixels take its one-launch path, one_launch.hpp), measured as its own entry. */
+inline constexpr AlgorithmRow kDefaultEntry = { CCA_DEFAULT, "CCA_DEFAULT", true, true };
+
 /** CCA_DEFAULT resolves to this algorithm. */
 inline int defaultAlgorithm(int /*connectivity*/) { return CCA_FLSL_CD; }
 

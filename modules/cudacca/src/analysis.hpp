@@ -24,6 +24,8 @@ void compressAndRank(const LabelForest& forest, void* scratch, size_t scratchByt
 
 /** Bytes of device memory for the accumulators of `labelCount` labels (the layout is private). */
 size_t statsAccumulatorBytes(int labelCount);
+/** Lays the accumulators out in `memory` (statsAccumulatorBytes(labelCount) bytes); nothing is queued. */
+StatsAccumulators layoutStatsAccumulators(void* memory, int labelCount);
 /** Lays the accumulators out in `memory` and queues their initialization. */
 StatsAccumulators initStatsAccumulators(void* memory, int labelCount, cudaStream_t stream);
 

@@ -11,8 +11,10 @@
 
 #include "precomp.hpp"
 #include "arguments.hpp"
+#include "one_launch.hpp"
 #include "pipeline.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <limits>
 
@@ -189,10 +191,33 @@ int* pinnedCount()
     if (!slot.p)
     {
         countPinnedAllocation();
-        checkCuda(cudaHostAlloc(reinterpret_cast<void**>(&slot.p), sizeof(int), cudaHostAllocPortable),
+        checkCuda(cudaHostAlloc(reinterpret_cast<void**>(&slot.p), sizeof(int), cudaHostAllocPortable | cudaHostAllocMapped),
                   "cudaHostAlloc (component count)");
     }
     return slot.p;
+}
+
+/** An event of this host thread for the wait on N, made once per device (events belong to a device). */
+cudaEvent_t countEvent()
+{
+    struct Slot
+    {
+        int device = -1;
+        cudaEvent_t e = nullptr;
+        ~Slot() { if (e) cudaEventDestroy(e); }
+    };
+    thread_local Slot slot;
+    int device = 0;
+    checkCuda(cudaGetDevice(&device), "cudaGetDevice");
+    if (slot.device != device)
+    {
+        if (slot.e)
+            cudaEventDestroy(slot.e);
+        slot.e = nullptr;
+        checkCuda(cudaEventCreateWithFlags(&slot.e, cudaEventDisableTiming), "cudaEventCreateWithFlags (component count)");
+        slot.device = device;
+    }
+    return slot.e;
 }
 
 /** The number of foreground components: the pipeline's synchronization. The count's copy is queued,
@@ -325,6 +350,140 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
 
 size_t alignPinned(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
+// ---- the one-launch path ---------------------------------------------------------------------------------
+
+/** Rows of host staging a call offers the kernel at least (36 bytes each: stats and centroids): frames with
+more labels than the staging holds take a second copy, and make an analyzer's staging grow to them. */
+constexpr int kMinHostStagingRows = 16384;
+
+/** Pinned staging of this host thread for the free function's host stats and centroids (the kernel writes
+them there; they are copied into the caller's Mat). Kept for the thread's life, like pinnedCount(). */
+PinnedArena& threadStaging()
+{
+    thread_local PinnedArena staging;
+    return staging;
+}
+
+/** A narrow host output (stats or centroids) from `rows` packed rows in pinned staging: an analyzer's output
+becomes a view of it (valid until its next call, as downloadIfHost's), others get a copy. */
+void hostOutputFromStaging(OutputArray out, const void* staged, int rows, int cols, int type, const PinnedArena* views)
+{
+    const Mat src(rows, cols, type, const_cast<void*>(staged));
+    if (out.kind() == _InputArray::CUDA_HOST_MEM)
+    {
+        out.create(rows, cols, type);
+        src.copyTo(out.getHostMemRef().createMatHeader());
+        return;
+    }
+    const bool fits = out.size() == src.size() && out.type() == type && !(views && views->contains(out.getMatRef().data));
+    if (views && !fits && !out.fixedSize() && !out.fixedType())
+        out.getMatRef() = src;
+    else
+        src.copyTo(out);
+}
+
+/** A narrow GpuMat output (stats or centroids) from `rows` packed rows of device staging: an analyzer's output
+becomes a view of it (the staging is in its arena), others get a copy into their (packed) memory. */
+void deviceOutputFromStaging(OutputArray out, void* staged, int rows, int cols, int type, StreamBuffer& buffer,
+                             cudaStream_t s, const Arena* arena)
+{
+    const size_t rowBytes = static_cast<size_t>(cols) * CV_ELEM_SIZE(type);
+    const bool fits = out.size() == Size(cols, rows) && out.type() == type && !(arena && arena->contains(out.getGpuMatRef().data));
+    if (arena && !fits && !out.fixedSize() && !out.fixedType())
+    {
+        out.getGpuMatRef() = GpuMat(rows, cols, type, staged, rowBytes);
+        return;
+    }
+    GpuMat d = deviceOutput(out, rows, cols, type, buffer, s, true);
+    checkCuda(cudaMemcpy2DAsync(d.data, d.step, staged, rowBytes, rowBytes, rows, cudaMemcpyDeviceToDevice, s),
+              "cudaMemcpy2DAsync (statistics from the staging)");
+}
+
+/** CCA_DEFAULT on a small image (one_launch.hpp): one kernel, one wait. Returns the number of labels. */
+int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
+{
+    const cudaStream_t s = c.stream;
+    const CallResources& r = c.resources;
+    const int rows = image.rows, cols = image.cols, ltype = c.ltype;
+    const int bound = oneLaunchLabelBound(rows, cols, c.connectivity);
+    StreamBuffer scratch, statsStaging, centroidsStaging;
+    OneLaunchOutputs o;
+
+    // Labels straight into the caller's GpuMat when nothing can make it change before N is known: CV_32S,
+    // or CV_16U already of the right size (the kernel writes nothing if N does not fit). Else into ours.
+    const bool labelsDirect = c.labelsOut.kind() == _InputArray::CUDA_GPU_MAT &&
+                              (ltype == CV_32S || (c.labelsOut.size() == Size(cols, rows) && c.labelsOut.type() == ltype));
+    if (c.labelsOut.needed())
+    {
+        if (labelsDirect)
+            c.labelsOut.create(rows, cols, ltype);
+        c.labels = labelsDirect ? c.labelsOut.getGpuMat() : allocateMat(c.labelsBuffer, rows, cols, ltype, s);
+        o.labels = c.labels.data;
+        o.labelsStep = c.labels.step;
+    }
+    o.labels16u = ltype == CV_16U;
+    o.maxLabel = ltype == CV_16U ? USHRT_MAX : INT_MAX;
+    o.wantStats = c.wantStats;
+    if (c.statsOut.needed())
+        o.stats = static_cast<int*>(statsStaging.allocate(sizeof(int) * CC_STAT_MAX * static_cast<size_t>(bound), s));
+    if (c.centroidsOut.needed())
+        o.centroids = static_cast<double*>(centroidsStaging.allocate(sizeof(double) * 2 * static_cast<size_t>(bound), s));
+
+    // Host stats and centroids: mapped pinned staging that the kernel writes (UVA: the host pointer is the
+    // device's), enough rows for the frames seen so far.
+    const bool statsToHost = c.statsOut.needed() && c.statsOut.kind() != _InputArray::CUDA_GPU_MAT;
+    const bool centroidsToHost = c.centroidsOut.needed() && c.centroidsOut.kind() != _InputArray::CUDA_GPU_MAT;
+    PinnedArena& pinned = r.hostOutputs ? *r.hostOutputs : threadStaging();
+    if (statsToHost || centroidsToHost)
+    {
+        const size_t rowBytes = (statsToHost ? sizeof(int) * CC_STAT_MAX : 0) + (centroidsToHost ? sizeof(double) * 2 : 0);
+        const size_t heldRows = pinned.bytes() > 512 ? (pinned.bytes() - 512) / rowBytes : 0;
+        o.hostRows = static_cast<int>(std::min<size_t>(bound, std::max<size_t>(kMinHostStagingRows, heldRows)));
+        pinned.beginCall(alignPinned(sizeof(int) * CC_STAT_MAX * o.hostRows) + alignPinned(sizeof(double) * 2 * o.hostRows));
+        if (statsToHost)
+            o.statsHost = static_cast<int*>(pinned.take(sizeof(int) * CC_STAT_MAX * o.hostRows));
+        if (centroidsToHost)
+            o.centroidsHost = static_cast<double*>(pinned.take(sizeof(double) * 2 * o.hostRows));
+    }
+    o.count = r.pinnedCount;
+
+    oneLaunch(image, c.connectivity, scratch.allocate(oneLaunchScratchBytes(rows, cols, c.connectivity, c.wantStats), s),
+              o, std::numeric_limits<double>::quiet_NaN(), s);
+    checkCuda(cudaEventRecord(r.countCopied, s), "cudaEventRecord (one launch)");
+    checkCuda(cudaEventSynchronize(r.countCopied), "cudaEventSynchronize (one launch)");
+    const int labelCount = *r.pinnedCount + 1;
+    checkLabelCount(labelCount, ltype, c.statsOut, c.centroidsOut);
+
+    bool waitNeeded = false;
+    if (c.labelsOut.needed() && !labelsDirect)
+    {
+        if (c.labelsOut.kind() == _InputArray::CUDA_GPU_MAT)
+            c.labels.copyTo(deviceOutput(c.labelsOut, rows, cols, ltype, c.plan.labelsBuffer, s), stream);
+        else
+            downloadIfHost(c.labelsOut, c.labels, stream, waitNeeded);
+    }
+    // The statistics are in the host staging when it held them; else (and for GpuMat outputs) on the device.
+    const bool inHostStaging = labelCount <= o.hostRows;
+    if (!inHostStaging && (statsToHost || centroidsToHost) && r.hostOutputs)
+        r.hostOutputs->beginCall(alignPinned(sizeof(int) * CC_STAT_MAX * static_cast<size_t>(labelCount)) +
+                                 alignPinned(sizeof(double) * 2 * static_cast<size_t>(labelCount)));
+    auto output = [&](OutputArray out, bool toHost, void* device, void* host, int cols_, int type, StreamBuffer& buffer) {
+        if (!out.needed())
+            return;
+        if (!toHost)
+            deviceOutputFromStaging(out, device, labelCount, cols_, type, buffer, s, r.arena);
+        else if (inHostStaging)
+            hostOutputFromStaging(out, host, labelCount, cols_, type, r.hostOutputs);
+        else
+            downloadIfHost(out, GpuMat(labelCount, cols_, type, device), stream, waitNeeded, r.hostOutputs);
+    };
+    output(c.statsOut, statsToHost, o.stats, o.statsHost, CC_STAT_MAX, CV_32SC1, c.statistics.statsBuffer);
+    output(c.centroidsOut, centroidsToHost, o.centroids, o.centroidsHost, 2, CV_64FC1, c.statistics.centroidsBuffer);
+    if (waitNeeded)
+        stream.waitForCompletion();
+    return labelCount;
+}
+
 } // namespace
 
 int cudacca::connectedComponents(InputArray _image, OutputArray _labels, OutputArray _stats, OutputArray _centroids,
@@ -332,10 +491,16 @@ int cudacca::connectedComponents(InputArray _image, OutputArray _labels, OutputA
 {
     Call c(_labels, _stats, _centroids, connectivity, ltype, StreamAccessor::getStream(stream), r);
 
-    // The image on the device, and one of the two pipelines for the algorithm's stages.
+    // The image on the device; a small image with CCA_DEFAULT takes the one-launch path (when no output has
+    // a fixed size, which is checked only once N is known), others one of the two pipelines.
     StreamBuffer imageBuffer;
     const BinaryImage image = binaryImageOf(deviceImage(_image, imageBuffer, stream));
-    const AlgorithmInstance& algo = *r.algorithm;
+    if (r.defaultAlgorithm && !c.sizeCheckedLate && oneLaunchAvailable(image.rows, image.cols))
+        return oneLaunchPipeline(c, image, stream);
+    AlgorithmInstance instance;
+    if (!r.algorithm)
+        instance = instantiate(*r.row, connectivity);
+    const AlgorithmInstance& algo = r.algorithm ? *r.algorithm : instance;
     RunLabeling* runs = dynamic_cast<RunLabeling*>(algo.labeling.get());
     if (runs && !algo.analysis)
         CV_Error(Error::StsInternal, "cudacca: a run labeling needs its own analysis");
@@ -358,21 +523,16 @@ int cudacca::connectedComponents(InputArray _image, OutputArray _labels, OutputA
 
 namespace {
 
-/** The free function's resources: the row's stages made for the call, this thread's pinned count, an event. */
+/** The free function's resources: this thread's pinned count and event; the row's stages are made by the
+call if it needs them. */
 int connectedComponentsOnce(InputArray image, OutputArray labels, OutputArray stats, OutputArray centroids,
-                            int connectivity, int ltype, const AlgorithmRow& row, Stream& stream)
+                            int connectivity, int ltype, int algorithm, const AlgorithmRow& row, Stream& stream)
 {
-    AlgorithmInstance algo = instantiate(row, connectivity);
-    struct Event
-    {
-        cudaEvent_t e = nullptr;
-        ~Event() { if (e) cudaEventDestroy(e); }
-    } copied;
-    checkCuda(cudaEventCreateWithFlags(&copied.e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
     CallResources r;
-    r.algorithm = &algo;
+    r.row = &row;
     r.pinnedCount = pinnedCount();
-    r.countCopied = copied.e;
+    r.countCopied = countEvent();
+    r.defaultAlgorithm = algorithm == CCA_DEFAULT;
     return cudacca::connectedComponents(image, labels, stats, centroids, connectivity, ltype, stream, r);
 }
 
@@ -388,7 +548,7 @@ int connectedComponentsWithStats(InputArray _image, OutputArray _labels, OutputA
         CV_Error(Error::GpuNotSupported, "cv::cuda::connectedComponentsWithStats: no CUDA device is available");
     try
     {
-        return connectedComponentsOnce(_image, _labels, _stats, _centroids, connectivity, ltype, row, stream);
+        return connectedComponentsOnce(_image, _labels, _stats, _centroids, connectivity, ltype, algorithm, row, stream);
     }
     catch (const cv::Exception& e)
     {

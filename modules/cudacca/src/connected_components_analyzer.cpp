@@ -21,7 +21,7 @@ class ConnectedComponentsAnalyzerImpl CV_FINAL : public ConnectedComponentsAnaly
 public:
     ConnectedComponentsAnalyzerImpl(int algorithm, int connectivity, int ltype)
         : algorithm_(algorithm), connectivity_(connectivity), ltype_(ltype),
-          stages_(instantiate(checkSettings(connectivity, ltype, algorithm), connectivity))
+          row_(checkSettings(connectivity, ltype, algorithm)), stages_(instantiate(row_, connectivity))
     {
     }
 
@@ -50,16 +50,18 @@ public:
         if (!count_)
         {
             countPinnedAllocation();
-            checkCuda(cudaHostAlloc(reinterpret_cast<void**>(&count_), sizeof(int), cudaHostAllocPortable),
+            checkCuda(cudaHostAlloc(reinterpret_cast<void**>(&count_), sizeof(int), cudaHostAllocPortable | cudaHostAllocMapped),
                       "cudaHostAlloc (analyzer count)");
             checkCuda(cudaEventCreateWithFlags(&copied_, cudaEventDisableTiming), "cudaEventCreateWithFlags (analyzer)");
         }
         CallResources r;
+        r.row = &row_;
         r.algorithm = &stages_;
         r.pinnedCount = count_;
         r.countCopied = copied_;
         r.arena = &arena_;
         r.hostOutputs = &pinned_;
+        r.defaultAlgorithm = algorithm_ == CCA_DEFAULT;
         const cudaStream_t s = StreamAccessor::getStream(stream);
         arena_.beginCall(s);
         try
@@ -114,6 +116,7 @@ private:
     }
 
     const int algorithm_, connectivity_, ltype_;
+    const AlgorithmRow& row_;
     Arena arena_;                  // declared before the stages, whose buffers point into it
     PinnedArena pinned_;
     AlgorithmInstance stages_;

@@ -248,7 +248,7 @@ void PinnedArena::beginCall(size_t bytes)
         return;
     release();
     countPinnedAllocation();
-    checkCuda(cudaHostAlloc(reinterpret_cast<void**>(&data_), bytes, cudaHostAllocPortable),
+    checkCuda(cudaHostAlloc(reinterpret_cast<void**>(&data_), bytes, cudaHostAllocPortable | cudaHostAllocMapped),
               "cudaHostAlloc (analyzer outputs)");
     size_ = bytes;
     ++allocations_;

@@ -17,13 +17,16 @@ namespace cv { namespace cuda { namespace cudacca {
 
 struct CallResources
 {
-    AlgorithmInstance* algorithm = nullptr; //!< the row's stages, for the call's connectivity
-    int* pinnedCount = nullptr;             //!< pinned host int that N is copied to
+    const AlgorithmRow* row = nullptr;      //!< the call's algorithm (CCA_DEFAULT resolved)
+    AlgorithmInstance* algorithm = nullptr; //!< its stages for the call's connectivity; null: made when needed
+    int* pinnedCount = nullptr;             //!< pinned host int that N is copied to (mapped: kernels may write it)
     cudaEvent_t countCopied = nullptr;      //!< recorded after that copy; the host waits on it
     /** An analyzer's memory: stats and centroids that the caller's arrays cannot take are handed out from
     here (device: `arena`, host: `hostOutputs`) instead of allocated. Null for the free function. */
     Arena* arena = nullptr;
     PinnedArena* hostOutputs = nullptr;
+    /** The call was made with CCA_DEFAULT: a small image takes the one-launch path (one_launch.hpp). */
+    bool defaultAlgorithm = false;
 };
 
 /** The call with checked arguments (checkArguments in arguments.hpp; a device is present). Returns N. */

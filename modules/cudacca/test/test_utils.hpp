@@ -825,14 +825,14 @@ struct FailureBudget
     }
 };
 
-//! Every tested algorithm except CCA_DEFAULT (an alias), with each connectivity it supports.
+//! Every tested algorithm with each connectivity it supports; CCA_DEFAULT included (small images take its
+//! one-launch path, others its row's).
 inline std::vector<std::pair<int, int>> algorithmConnectivities()
 {
     std::vector<std::pair<int, int>> v;
     for (int a : testedAlgorithms())
-        if (a != cv::cuda::CCA_DEFAULT)
-            for (int c : supportedConnectivities(a))
-                v.emplace_back(a, c);
+        for (int c : supportedConnectivities(a))
+            v.emplace_back(a, c);
     return v;
 }
 

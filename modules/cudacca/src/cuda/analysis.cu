@@ -158,11 +158,8 @@ __global__ void compressAndRankKernel(const LabelForest f, unsigned pixels, int 
 __global__ void initAccumulatorsKernel(StatsAccumulators acc)
 {
     const int l = blockIdx.x * blockDim.x + threadIdx.x;
-    if (l >= acc.count)
-        return;
-    ComponentFeatures neutral;
-    neutral.reset();
-    neutral.storeTo(acc, l);
+    if (l < acc.count)
+        device::resetAccumulators(acc, l);
 }
 
 /** Final label of the pixel whose forest slot holds v (after compressAndRank), given w, the value of its
@@ -312,43 +309,10 @@ __global__ void finalizeKernel(const StatsAccumulators acc, int* stats, size_t s
     const int l = blockIdx.x * blockDim.x + threadIdx.x;
     if (l >= acc.count)
         return;
-    const int area = acc.area[l];
-    // The CPU's finish(): width/height from the extremes, centroid = double(sum) / double(area); a label
-    // without pixels gets LEFT = -1, TOP untouched (INT_MAX), WIDTH = HEIGHT = 0 and NaN centroids.
-    if (stats)
-    {
-        int* row = reinterpret_cast<int*>(reinterpret_cast<char*>(stats) + static_cast<size_t>(l) * statsStep);
-        if (area > 0)
-        {
-            row[0] = acc.minX[l];
-            row[1] = acc.minY[l];
-            row[2] = acc.maxX[l] - acc.minX[l] + 1;
-            row[3] = acc.maxY[l] - acc.minY[l] + 1;
-        }
-        else
-        {
-            row[0] = -1;
-            row[1] = INT_MAX;
-            row[2] = 0;
-            row[3] = 0;
-        }
-        row[4] = area;
-    }
-    if (centroids)
-    {
-        double* c = reinterpret_cast<double*>(reinterpret_cast<char*>(centroids) + static_cast<size_t>(l) * centroidsStep);
-        if (area > 0)
-        {
-            const double a = __uint2double_rn(static_cast<unsigned>(area));
-            c[0] = __ddiv_rn(__ull2double_rn(acc.sumX[l]), a);
-            c[1] = __ddiv_rn(__ull2double_rn(acc.sumY[l]), a);
-        }
-        else
-        {
-            c[0] = emptyCentroid;
-            c[1] = emptyCentroid;
-        }
-    }
+    device::finalizeLabel(acc, l,
+                          stats ? reinterpret_cast<int*>(reinterpret_cast<char*>(stats) + static_cast<size_t>(l) * statsStep) : nullptr,
+                          centroids ? reinterpret_cast<double*>(reinterpret_cast<char*>(centroids) + static_cast<size_t>(l) * centroidsStep) : nullptr,
+                          emptyCentroid);
 }
 
 
@@ -386,7 +350,7 @@ size_t statsAccumulatorBytes(int labelCount)
     return 2 * alignUp(sizeof(unsigned long long) * labelCount) + 5 * alignUp(sizeof(int) * labelCount);
 }
 
-StatsAccumulators initStatsAccumulators(void* memory, int labelCount, cudaStream_t stream)
+StatsAccumulators layoutStatsAccumulators(void* memory, int labelCount)
 {
     char* p = static_cast<char*>(memory);
     auto take = [&p](size_t bytes) { char* r = p; p += alignUp(bytes); return r; };
@@ -399,6 +363,12 @@ StatsAccumulators initStatsAccumulators(void* memory, int labelCount, cudaStream
     acc.maxX = reinterpret_cast<int*>(take(sizeof(int) * labelCount));
     acc.maxY = reinterpret_cast<int*>(take(sizeof(int) * labelCount));
     acc.area = reinterpret_cast<int*>(take(sizeof(int) * labelCount));
+    return acc;
+}
+
+StatsAccumulators initStatsAccumulators(void* memory, int labelCount, cudaStream_t stream)
+{
+    const StatsAccumulators acc = layoutStatsAccumulators(memory, labelCount);
     initAccumulatorsKernel<<<blocksFor(labelCount, 256), 256, 0, stream>>>(acc);
     checkLaunch("initStatsAccumulators");
     return acc;

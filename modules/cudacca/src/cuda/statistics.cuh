@@ -109,6 +109,56 @@ struct ComponentFeatures
     }
 };
 
+/** Label l's row of CPU-layout statistics (5 int32 at `statsRow`, null: not wanted) and centroid (2 double at
+`centroid`, null: not wanted) from its accumulators: OpenCV's finish(), width and height from the extremes,
+centroid = double(sum) / double(area); a label without pixels gets LEFT = -1, TOP = INT_MAX (untouched by
+the CPU), WIDTH = HEIGHT = 0 and `emptyCentroid` (the host's quiet NaN, so that the bits match). */
+__device__ __forceinline__ void finalizeLabel(const StatsAccumulators& acc, int l, int* statsRow, double* centroid,
+                                              double emptyCentroid)
+{
+    const int area = acc.area[l];
+    if (statsRow)
+    {
+        if (area > 0)
+        {
+            statsRow[0] = acc.minX[l];
+            statsRow[1] = acc.minY[l];
+            statsRow[2] = acc.maxX[l] - acc.minX[l] + 1;
+            statsRow[3] = acc.maxY[l] - acc.minY[l] + 1;
+        }
+        else
+        {
+            statsRow[0] = -1;
+            statsRow[1] = INT_MAX;
+            statsRow[2] = 0;
+            statsRow[3] = 0;
+        }
+        statsRow[4] = area;
+    }
+    if (centroid)
+    {
+        if (area > 0)
+        {
+            const double a = __uint2double_rn(static_cast<unsigned>(area));
+            centroid[0] = __ddiv_rn(__ull2double_rn(acc.sumX[l]), a);
+            centroid[1] = __ddiv_rn(__ull2double_rn(acc.sumY[l]), a);
+        }
+        else
+        {
+            centroid[0] = emptyCentroid;
+            centroid[1] = emptyCentroid;
+        }
+    }
+}
+
+/** Label l's accumulators set to the neutral value (ComponentFeatures::reset). */
+__device__ __forceinline__ void resetAccumulators(const StatsAccumulators& acc, int l)
+{
+    ComponentFeatures neutral;
+    neutral.reset();
+    neutral.storeTo(acc, l);
+}
+
 /** Features of one run: the single-run set, for the call sites that merge one run at a time. */
 __device__ __forceinline__ ComponentFeatures runFeatures(int x0, int y, int len)
 {

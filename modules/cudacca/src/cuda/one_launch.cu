@@ -1,0 +1,412 @@
+// This file is part of cudacca, an OpenCV extra module.
+// It is subject to the license terms in the LICENSE file found in the top-level directory.
+
+// The one-launch path (one_launch.hpp): CCA_DEFAULT on a small image in ONE cooperative kernel. A small
+// frame's time was launches and waits (H100, 512^2: a dozen kernels of 3-40 us each, then the wait for N,
+// then the statistics' kernels, then a second wait); here the phases meet at grid-wide barriers instead
+// (cooperative groups' grid.sync), and N and the statistics reach mapped host memory before the one wait.
+//
+// The phases, on a pixel forest in the LabelForest convention (contracts.hpp: slot = parent index + 1,
+// 0 = background, every parent below its child, so each root is its component's first pixel in raster
+// order). A CHUNK is 32 pixels of a row, one per lane; each warp takes a contiguous range of chunks.
+//  1 init     each foreground pixel points at the first pixel of its run within the chunk (one ballot);
+//  2 unite    union-find of Bolelli et al. 2024, Algorithm 1 (union_find.cuh): a chunk's first pixel with
+//             its left neighbour, and each pixel with the row above only where no neighbour already joins
+//             the same two runs (the "first pixel of an overlap" rules below, Lemaitre et al. 2021, 3.1);
+//  3 flatten  every pixel points at its root; each block counts the roots of its contiguous pixel range;
+//  4 rank     a block's offset is the roots of the blocks before it: root label = offset + rank in the
+//             block + 1, stored in the root's slot as -label (and N is written);
+//  5 labels   every pixel's label is read through its root; the statistics are merged run by run with the
+//             warp and block carries of statistics.cuh (Lemaitre et al. 2021, section 3.1);
+//  6 finish   labels 0..N in OpenCV's layout (statistics.cuh, finalizeLabel), to the host when it fits.
+
+#include <cooperative_groups.h>
+
+#include <algorithm>
+#include <climits>
+
+#include "../analysis.hpp"
+#include "../one_launch.hpp"
+#include "launch.hpp"
+#include "statistics.cuh"
+#include "union_find.cuh"
+
+namespace cv { namespace cuda { namespace cudacca {
+
+namespace {
+
+namespace cg = cooperative_groups;
+using device::BlockCarry;
+using device::ComponentFeatures;
+using device::kFullMask;
+using device::kWarpSize;
+using device::WarpCarry;
+
+constexpr int kThreads = 512;
+constexpr int kStatsColumns = 5; //!< cv::CC_STAT_MAX: left, top, width, height, area
+constexpr int kWarps = kThreads / kWarpSize;
+
+struct Params
+{
+    BinaryImage image;
+    int* forest;      //!< rows * cols slots, dense (index y * cols + x)
+    int* blockRoots;  //!< one count per block
+    StatsAccumulators acc;
+    OneLaunchOutputs out;
+    double emptyCentroid;
+};
+
+/** A slot read from L2 (ld.global.cg): after a grid barrier, the values other multiprocessors wrote, whatever
+this multiprocessor's L1 held before. Used wherever the true value matters (root, label), not in the unions,
+whose progress never depends on fresh loads (union_find.cuh, "PLAIN LOADS"). */
+__device__ __forceinline__ int slot(const int* forest, int i) { return __ldcg(forest + i); }
+
+/** Root of node a (a foreground pixel): walks the slots through L2. */
+__device__ __forceinline__ int rootOf(const int* forest, int a)
+{
+    int next = slot(forest, a) - 1;
+    while (next != a)
+    {
+        a = next;
+        next = slot(forest, a) - 1;
+    }
+    return a;
+}
+
+/** The chunks [first, last) of this warp: an equal, contiguous share of the image's chunks, so that a warp
+walks along rows (its carry then meets the same component again). */
+__device__ __forceinline__ void warpChunks(int chunks, int& first, int& last)
+{
+    const int warps = gridDim.x * kWarps;
+    const int warp = blockIdx.x * kWarps + threadIdx.x / kWarpSize;
+    const int per = (chunks + warps - 1) / warps;
+    first = min(chunks, warp * per);
+    last = min(chunks, first + per);
+}
+
+/** The pixel range [begin, end) of this block for the ranking: contiguous, in raster order. */
+__device__ __forceinline__ void blockPixels(int pixels, int& begin, int& end)
+{
+    const int per = ((pixels + gridDim.x - 1) / gridDim.x + kThreads - 1) / kThreads * kThreads;
+    begin = min(pixels, static_cast<int>(blockIdx.x) * per);
+    end = min(pixels, begin + per);
+}
+
+/** Sum of v over the block (every thread gets it). `scratch`: kWarps ints of shared memory; the call ends
+with a __syncthreads, so it may be called again right away. */
+__device__ __forceinline__ int blockSum(int v, int* scratch)
+{
+    v = static_cast<int>(device::warpSum(static_cast<unsigned>(v)));
+    const int lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
+    if (lane == 0)
+        scratch[warp] = v;
+    __syncthreads();
+    int total = lane < kWarps ? scratch[lane] : 0;
+    total = static_cast<int>(device::warpSum(static_cast<unsigned>(total)));
+    __syncthreads();
+    return total;
+}
+
+template <int kConnectivity, typename LabelT, bool kStats>
+__global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
+{
+    cg::grid_group grid = cg::this_grid();
+    const BinaryImage& img = p.image;
+    const int rows = img.rows, cols = img.cols;
+    const int pixels = rows * cols;
+    const int chunksPerRow = (cols + kWarpSize - 1) / kWarpSize;
+    const int lane = threadIdx.x % kWarpSize;
+    int* const forest = p.forest;
+    int firstChunk, lastChunk;
+    warpChunks(rows * chunksPerRow, firstChunk, lastChunk);
+
+    // 1 init: a foreground pixel's slot points at the first pixel of its run within the chunk (the highest
+    // background lane below it, plus one); a run that crosses chunks is joined in phase 2.
+    for (int k = firstChunk; k < lastChunk; ++k)
+    {
+        const int y = k / chunksPerRow, x = (k - y * chunksPerRow) * kWarpSize + lane;
+        const bool fg = x < cols && device::isForeground(img, y, x);
+        const unsigned mask = __ballot_sync(kFullMask, fg);
+        if (x < cols)
+        {
+            int v = 0;
+            if (fg)
+            {
+                const unsigned below = ~mask & ((1u << lane) - 1u);
+                const int start = below ? kWarpSize - __clz(below) : 0;
+                v = y * cols + x - lane + start + 1;
+            }
+            forest[y * cols + x] = v;
+        }
+    }
+    grid.sync();
+
+    // 2 unite. Every adjacency is joined, directly or through a chain of joined ones:
+    //  - left: within a chunk by phase 1; across chunks by lane 0;
+    //  - up: (y, x) joins (y-1, x) unless both left neighbours are foreground: (y, x-1) and (y-1, x-1) are
+    //    then adjacent and joined (by induction along x), and each is in the run of its row's pixel;
+    //  - up-left (8): only when neither (y-1, x) nor (y, x-1) is foreground, else one of them links it;
+    //  - up-right (8): only when neither (y-1, x) nor (y, x+1) is foreground: (y, x+1) joins (y-1, x+1)
+    //    itself then (its left is (y, x), its up-left (y-1, x) background).
+    for (int k = firstChunk; k < lastChunk; ++k)
+    {
+        const int y = k / chunksPerRow, x = (k - y * chunksPerRow) * kWarpSize + lane;
+        if (x >= cols || !device::isForeground(img, y, x))
+            continue;
+        const int i = y * cols + x;
+        const bool left = x > 0 && device::isForeground(img, y, x - 1);
+        if (lane == 0 && left)
+            device::unite(forest, i, i - 1, device::OwnSlot());
+        if (y == 0)
+            continue;
+        const bool up = device::isForeground(img, y - 1, x);
+        const bool upLeft = x > 0 && device::isForeground(img, y - 1, x - 1);
+        if (up && !(left && upLeft))
+            device::unite(forest, i, i - cols, device::OwnSlot());
+        if (kConnectivity == 8)
+        {
+            const bool right = x + 1 < cols && device::isForeground(img, y, x + 1);
+            const bool upRight = x + 1 < cols && device::isForeground(img, y - 1, x + 1);
+            if (upLeft && !up && !left)
+                device::unite(forest, i, i - cols - 1, device::OwnSlot());
+            if (upRight && !up && !right)
+                device::unite(forest, i, i - cols + 1, device::OwnSlot());
+        }
+    }
+    grid.sync();
+
+    // 3 flatten, and count the roots of this block's range (roots no longer change).
+    __shared__ int reduceScratch[kWarps];
+    int begin, end;
+    blockPixels(pixels, begin, end);
+    {
+        int roots = 0;
+        for (int i = begin + static_cast<int>(threadIdx.x); i < end; i += kThreads)
+        {
+            const int v = slot(forest, i);
+            if (v == 0)
+                continue;
+            const int root = rootOf(forest, v - 1);
+            if (root == i)
+                ++roots;
+            else if (v != root + 1)
+                forest[i] = root + 1; // an ancestor: concurrent walks stay valid
+        }
+        roots = blockSum(roots, reduceScratch);
+        if (threadIdx.x == 0)
+            p.blockRoots[blockIdx.x] = roots;
+    }
+    grid.sync();
+
+    // 4 rank: offset of this block, N, then each root's label = offset + its rank in the block + 1.
+    int before = 0, total = 0;
+    for (int b = threadIdx.x; b < static_cast<int>(gridDim.x); b += kThreads)
+    {
+        const int c = __ldcg(p.blockRoots + b);
+        total += c;
+        before += b < static_cast<int>(blockIdx.x) ? c : 0;
+    }
+    before = blockSum(before, reduceScratch);
+    total = blockSum(total, reduceScratch);
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+    {
+        *p.out.count = total;
+        if (kStats && total <= p.out.maxLabel)
+            device::resetAccumulators(p.acc, 0);
+    }
+    if (total > p.out.maxLabel)
+        return; // every block sees the same total: none reaches another barrier; only N is written
+    {
+        __shared__ int warpOffset[kWarps];
+        __shared__ int rankedSoFar;
+        const int warp = threadIdx.x / kWarpSize;
+        for (int base = begin; base < end; base += kThreads)
+        {
+            const int i = base + static_cast<int>(threadIdx.x);
+            const bool root = i < end && slot(forest, i) == i + 1;
+            const unsigned mask = __ballot_sync(kFullMask, root);
+            if (lane == 0)
+                warpOffset[warp] = __popc(mask);
+            __syncthreads();
+            if (warp == 0)
+            {
+                // exclusive scan of the warps' counts (kWarps <= 32 lanes)
+                const int c = lane < kWarps ? warpOffset[lane] : 0;
+                int inclusive = c;
+                for (int d = 1; d < kWarpSize; d *= 2)
+                {
+                    const int t = __shfl_up_sync(kFullMask, inclusive, d);
+                    if (lane >= d)
+                        inclusive += t;
+                }
+                if (lane < kWarps)
+                    warpOffset[lane] = inclusive - c;
+                if (lane == kWarpSize - 1)
+                    rankedSoFar = inclusive; // this round's roots
+            }
+            __syncthreads();
+            if (root)
+            {
+                const int label = before + warpOffset[warp] + __popc(mask & ((1u << lane) - 1u)) + 1;
+                forest[i] = -label;
+                if (kStats)
+                    device::resetAccumulators(p.acc, label);
+            }
+            before += rankedSoFar;
+            __syncthreads();
+        }
+    }
+    __shared__ BlockCarry blockCarry;
+    __shared__ ComponentFeatures blockBackground;
+    if (kStats && threadIdx.x == 0)
+    {
+        blockCarry.reset();
+        blockBackground.reset();
+    }
+    grid.sync();
+
+    // 5 labels, and the statistics run by run. A slot holds 0 (background), -label (a root) or root + 1.
+    {
+        WarpCarry carry;
+        ComponentFeatures background;
+        background.reset();
+        for (int k = firstChunk; k < lastChunk; ++k)
+        {
+            const int y = k / chunksPerRow, x = (k - y * chunksPerRow) * kWarpSize + lane;
+            int label = 0;
+            if (x < cols)
+            {
+                const int v = slot(forest, y * cols + x);
+                label = v > 0 ? -slot(forest, v - 1) : -v;
+                if (p.out.labels)
+                    reinterpret_cast<LabelT*>(static_cast<char*>(p.out.labels) + static_cast<size_t>(y) * p.out.labelsStep)[x] =
+                        static_cast<LabelT>(label);
+            }
+            if (kStats)
+            {
+                // A run of the chunk is offered by its first lane: len = the foreground lanes from it on.
+                const unsigned mask = __ballot_sync(kFullMask, label > 0);
+                const bool first = label > 0 && (lane == 0 || !((mask >> (lane - 1)) & 1u));
+                const unsigned after = ~(mask >> lane);
+                const int len = after ? __ffs(after) - 1 : kWarpSize - lane;
+                carry.offer(first, label, device::runFeatures(x, y, first ? len : 1), p.acc);
+                if (x < cols && label == 0)
+                    background.addPixel(x, y);
+            }
+        }
+        if (kStats)
+        {
+            ComponentFeatures none;
+            none.reset();
+            carry.finishInto(blockCarry, p.acc, false, 0, none);
+            device::mergeBlockBackground(background, blockBackground, p.acc);
+            __syncthreads();
+            if (threadIdx.x == 0)
+                blockCarry.flush(p.acc);
+        }
+    }
+    if (!kStats)
+        return;
+    grid.sync();
+
+    // 6 finish: labels 0..N, to the mapped host staging when it holds them, else to the device staging.
+    const bool toHost = total + 1 <= p.out.hostRows;
+    int* const stats = toHost && p.out.statsHost ? p.out.statsHost : p.out.stats;
+    double* const centroids = toHost && p.out.centroidsHost ? p.out.centroidsHost : p.out.centroids;
+    for (int l = blockIdx.x * kThreads + threadIdx.x; l <= total; l += gridDim.x * kThreads)
+        device::finalizeLabel(p.acc, l, stats ? stats + static_cast<size_t>(l) * kStatsColumns : nullptr,
+                              centroids ? centroids + static_cast<size_t>(l) * 2 : nullptr, p.emptyCentroid);
+}
+
+struct DeviceInfo
+{
+    int device = -1;
+    int multiprocessors = 0;
+    bool cooperative = false;
+};
+
+DeviceInfo currentDevice()
+{
+    thread_local DeviceInfo cached;
+    int device = 0;
+    checkCuda(cudaGetDevice(&device), "cudaGetDevice");
+    if (cached.device != device)
+    {
+        int coop = 0;
+        cached.device = device;
+        checkCuda(cudaDeviceGetAttribute(&cached.multiprocessors, cudaDevAttrMultiProcessorCount, device),
+                  "cudaDeviceGetAttribute (multiprocessors)");
+        checkCuda(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device),
+                  "cudaDeviceGetAttribute (cooperative launch)");
+        cached.cooperative = coop != 0;
+    }
+    return cached;
+}
+
+size_t forestBytes(int rows, int cols) { return alignUp(sizeof(int) * static_cast<size_t>(rows) * cols); }
+
+template <int kConnectivity, typename LabelT, bool kStats>
+void launch(const Params& params, cudaStream_t stream)
+{
+    auto kernel = oneLaunchKernel<kConnectivity, LabelT, kStats>;
+    // One wave of resident blocks (a cooperative launch may not have more), no more than there is work for.
+    thread_local int perSmCache[2][2][2] = {};
+    int& perSm = perSmCache[kConnectivity == 8][sizeof(LabelT) == 2][kStats];
+    if (perSm == 0)
+        checkCuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, kThreads, 0),
+                  "cudaOccupancyMaxActiveBlocksPerMultiprocessor (one launch)");
+    const long long pixels = static_cast<long long>(params.image.rows) * params.image.cols;
+    const long long wave = static_cast<long long>(currentDevice().multiprocessors) * perSm;
+    const unsigned blocks = static_cast<unsigned>(std::max(1ll, std::min(wave, (pixels + kThreads - 1) / kThreads)));
+    Params p = params;
+    void* args[] = { &p };
+    checkCuda(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(kernel), dim3(blocks), dim3(kThreads), args, 0, stream),
+              "cudaLaunchCooperativeKernel (one launch)");
+}
+
+} // namespace
+
+int oneLaunchLabelBound(int rows, int cols, int connectivity)
+{
+    const long long bound = connectivity == 8 ? static_cast<long long>((rows + 1) / 2) * ((cols + 1) / 2)
+                                              : (static_cast<long long>(rows) * cols + 1) / 2;
+    return static_cast<int>(bound + 1);
+}
+
+bool oneLaunchAvailable(int rows, int cols)
+{
+    return static_cast<long long>(rows) * cols <= kOneLaunchMaxPixels && currentDevice().cooperative;
+}
+
+size_t oneLaunchScratchBytes(int rows, int cols, int connectivity, bool wantStats)
+{
+    // per-block counts: at most one block per kThreads pixels
+    const size_t blocks = static_cast<size_t>(rows) * cols / kThreads + 1;
+    return forestBytes(rows, cols) + alignUp(sizeof(int) * blocks) +
+           (wantStats ? statsAccumulatorBytes(oneLaunchLabelBound(rows, cols, connectivity)) : 0);
+}
+
+void oneLaunch(const BinaryImage& image, int connectivity, void* scratch, const OneLaunchOutputs& out,
+               double emptyCentroid, cudaStream_t stream)
+{
+    char* s = static_cast<char*>(scratch);
+    Params p;
+    p.image = image;
+    p.forest = reinterpret_cast<int*>(s);
+    s += forestBytes(image.rows, image.cols);
+    p.blockRoots = reinterpret_cast<int*>(s);
+    s += alignUp(sizeof(int) * (static_cast<size_t>(image.rows) * image.cols / kThreads + 1));
+    p.acc = out.wantStats ? layoutStatsAccumulators(s, oneLaunchLabelBound(image.rows, image.cols, connectivity))
+                          : StatsAccumulators();
+    p.out = out;
+    p.emptyCentroid = emptyCentroid;
+    withConnectivity(connectivity, [&](auto c) {
+        constexpr int C = decltype(c)::value;
+        if (out.labels16u)
+            out.wantStats ? launch<C, unsigned short, true>(p, stream) : launch<C, unsigned short, false>(p, stream);
+        else
+            out.wantStats ? launch<C, int, true>(p, stream) : launch<C, int, false>(p, stream);
+    });
+}
+
+}}} // namespace cv::cuda::cudacca

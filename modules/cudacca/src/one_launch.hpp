@@ -1,0 +1,59 @@
+// This file is part of cudacca, an OpenCV extra module.
+// It is subject to the license terms in the LICENSE file found in the top-level directory.
+
+// The one-launch path (src/cuda/one_launch.cu; issue 13, item 1): CCA_DEFAULT on a small image, the whole
+// call (labeling, raster-order ranking, labels, statistics, N) in one cooperative kernel, so that a small
+// frame costs one launch and one wait instead of a dozen launches and two waits.
+
+#ifndef CUDACCA_ONE_LAUNCH_HPP
+#define CUDACCA_ONE_LAUNCH_HPP
+
+#include <cstddef>
+
+#include <cuda_runtime_api.h>
+
+#include "contracts.hpp"
+
+namespace cv { namespace cuda { namespace cudacca {
+
+/** Images of at most this many pixels take the one-launch path (with CCA_DEFAULT). Above it the grid's
+threads each have many pixels to walk per phase and FLSL_CD's pipeline wins (doc/benchmarks.md). */
+constexpr long long kOneLaunchMaxPixels = 1ll << 21;
+
+/** The most labels (background included) an image of rows x cols can have: one per 2x2 block with
+8-connectivity, a checkerboard's ceil(rows * cols / 2) with 4-connectivity. The staging is sized by it. */
+int oneLaunchLabelBound(int rows, int cols, int connectivity);
+
+/** Whether the device can run the path (cooperative launch) and the image is small enough. */
+bool oneLaunchAvailable(int rows, int cols);
+
+/** Device scratch the kernel needs: the forest, the per-block root counts, and (wantStats) the accumulators
+for the label bound. */
+size_t oneLaunchScratchBytes(int rows, int cols, int connectivity, bool wantStats);
+
+/** One call's outputs. The statistics of labels 0..N go to the HOST staging (mapped pinned memory, rows
+packed) when it is given and holds N + 1 rows, else to the DEVICE staging (packed, the label bound's rows);
+the host knows which from N. With more labels than `maxLabel` (CV_16U: 65535) nothing but `count` is
+written, so that the call can refuse with every output untouched. */
+struct OneLaunchOutputs
+{
+    void* labels = nullptr;  //!< int32 or uint16 (labels16u), rows `labelsStep` bytes apart; null: not wanted
+    size_t labelsStep = 0;
+    bool labels16u = false;
+    int maxLabel = 0;
+    bool wantStats = false;
+    int* stats = nullptr;          //!< device staging (null: stats not wanted)
+    double* centroids = nullptr;   //!< device staging (null: centroids not wanted)
+    int* statsHost = nullptr;      //!< mapped host staging, hostRows rows (null: none)
+    double* centroidsHost = nullptr;
+    int hostRows = 0;
+    int* count = nullptr;          //!< mapped host int: N, the number of foreground components
+};
+
+/** Queues the kernel. `scratch` holds oneLaunchScratchBytes(); `emptyCentroid` as in finalizeStatistics. */
+void oneLaunch(const BinaryImage& image, int connectivity, void* scratch, const OneLaunchOutputs& out,
+               double emptyCentroid, cudaStream_t stream);
+
+}}} // namespace cv::cuda::cudacca
+
+#endif
