@@ -31,6 +31,12 @@
 #include "statistics.cuh"
 #include "union_find.cuh"
 
+// A hook at each phase's end (after its barrier), empty in the module: perf/one_launch_phases.cu defines it to
+// read the time of each phase.
+#ifndef CUDACCA_ONE_LAUNCH_PHASE_END
+#define CUDACCA_ONE_LAUNCH_PHASE_END(phase)
+#endif
+
 namespace cv { namespace cuda { namespace cudacca {
 
 namespace {
@@ -40,11 +46,13 @@ using device::BlockCarry;
 using device::ComponentFeatures;
 using device::kFullMask;
 using device::kWarpSize;
-using device::WarpCarry;
 
 constexpr int kThreads = 512;
 constexpr int kStatsColumns = 5; //!< cv::CC_STAT_MAX: left, top, width, height, area
 constexpr int kWarps = kThreads / kWarpSize;
+constexpr int kTileCols = 2 * kWarpSize; //!< phase 1's tiles: two chunks wide,
+constexpr int kTileRows = kWarps;        //!< one row per warp
+constexpr int kTilePixels = kTileRows * kTileCols;
 
 struct Params
 {
@@ -71,6 +79,79 @@ __device__ __forceinline__ int rootOf(const int* forest, int a)
         next = slot(forest, a) - 1;
     }
     return a;
+}
+
+/** Root of a, halving the path on the way (every node met points at its grandparent afterwards): the
+stored value is an ancestor, which union_find.cuh's argument allows (plain loads and stores). */
+__device__ __forceinline__ int findHalving(int* forest, int a)
+{
+    int p = forest[a] - 1;
+    while (p != a)
+    {
+        const int g = forest[p] - 1;
+        if (g == p)
+            return p;
+        forest[a] = g + 1;
+        a = g;
+        p = forest[a] - 1;
+    }
+    return a;
+}
+
+/** unite() of union_find.cuh (Bolelli et al. 2024, Algorithm 1) with path-halving finds. */
+__device__ __forceinline__ void uniteHalving(int* forest, int a, int b)
+{
+    for (;;)
+    {
+        a = findHalving(forest, a);
+        b = findHalving(forest, b);
+        if (a == b)
+            return;
+        if (a > b)
+        {
+            const int t = a;
+            a = b;
+            b = t;
+        }
+        const int old = atomicMin(forest + b, a + 1) - 1;
+        if (old == b)
+            return;
+        b = old;
+    }
+}
+
+/** The pairs that foreground pixel (y, x) joins with its earlier neighbours. Every adjacency is joined,
+directly or through a chain of joined ones (so the union-find sees every component whole):
+ - left: always (within a chunk by the run starts of phase 1, which link each pixel to an ancestor chain);
+ - up: unless both left neighbours are foreground: (y, x-1) and (y-1, x-1) are then adjacent and joined (by
+   induction along x), and each is joined to its row's pixel;
+ - up-left (8): only when neither (y-1, x) nor (y, x-1) is foreground, else one of them links it;
+ - up-right (8): only when neither (y-1, x) nor (y, x+1) is foreground: (y, x+1) joins (y-1, x+1) itself
+   then (its left is (y, x), its up-left (y-1, x) background).
+Whether a pair is joined in phase 1 (within a tile) or 2 (across tiles) does not change the set of unions. */
+struct Joins
+{
+    bool left, up, upLeft, upRight;
+};
+
+template <int kConnectivity>
+__device__ __forceinline__ Joins joinsOf(const BinaryImage& img, int y, int x)
+{
+    const bool left = x > 0 && device::isForeground(img, y, x - 1);
+    Joins j = { left, false, false, false };
+    if (y == 0)
+        return j;
+    const bool up = device::isForeground(img, y - 1, x);
+    const bool upLeft = x > 0 && device::isForeground(img, y - 1, x - 1);
+    j.up = up && !(left && upLeft);
+    if (kConnectivity == 8)
+    {
+        const bool right = x + 1 < img.cols && device::isForeground(img, y, x + 1);
+        const bool upRight = x + 1 < img.cols && device::isForeground(img, y - 1, x + 1);
+        j.upLeft = upLeft && !up && !left;
+        j.upRight = upRight && !up && !right;
+    }
+    return j;
 }
 
 /** The chunks [first, last) of this warp: an equal, contiguous share of the image's chunks, so that a warp
@@ -111,6 +192,7 @@ template <int kConnectivity, typename LabelT, bool kStats>
 __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
 {
     cg::grid_group grid = cg::this_grid();
+    CUDACCA_ONE_LAUNCH_PHASE_END(0);
     const BinaryImage& img = p.image;
     const int rows = img.rows, cols = img.cols;
     const int pixels = rows * cols;
@@ -119,61 +201,95 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     int* const forest = p.forest;
     int firstChunk, lastChunk;
     warpChunks(rows * chunksPerRow, firstChunk, lastChunk);
+    const int warp = threadIdx.x / kWarpSize;
+    const int tilesX = (cols + kTileCols - 1) / kTileCols;
+    const int tiles = tilesX * ((rows + kTileRows - 1) / kTileRows);
 
-    // 1 init: a foreground pixel's slot points at the first pixel of its run within the chunk (the highest
-    // background lane below it, plus one); a run that crosses chunks is joined in phase 2.
-    for (int k = firstChunk; k < lastChunk; ++k)
+    // 1 tiles: each tile is labeled in shared memory (local indices, row-major in the tile, so that a local
+    // root, the smallest local index of its tree, is also its first pixel in raster order), its pairs joined
+    // there; then each pixel's global slot points at its local root. One row per warp, two chunks per row.
     {
-        const int y = k / chunksPerRow, x = (k - y * chunksPerRow) * kWarpSize + lane;
-        const bool fg = x < cols && device::isForeground(img, y, x);
-        const unsigned mask = __ballot_sync(kFullMask, fg);
-        if (x < cols)
+        __shared__ int tile[kTilePixels];
+        for (int t = blockIdx.x; t < tiles; t += gridDim.x)
         {
-            int v = 0;
-            if (fg)
+            const int ty0 = t / tilesX * kTileRows, tx0 = t % tilesX * kTileCols;
+            const int y = ty0 + warp;
+            bool fg[2];
+            for (int j = 0; j < 2; ++j)
             {
+                const int x = tx0 + j * kWarpSize + lane;
+                fg[j] = y < rows && x < cols && device::isForeground(img, y, x);
+                const unsigned mask = __ballot_sync(kFullMask, fg[j]);
                 const unsigned below = ~mask & ((1u << lane) - 1u);
                 const int start = below ? kWarpSize - __clz(below) : 0;
-                v = y * cols + x - lane + start + 1;
+                tile[warp * kTileCols + j * kWarpSize + lane] = fg[j] ? warp * kTileCols + j * kWarpSize + start + 1 : 0;
             }
-            forest[y * cols + x] = v;
+            __syncthreads();
+            for (int j = 0; j < 2; ++j)
+            {
+                const int x = tx0 + j * kWarpSize + lane, li = warp * kTileCols + j * kWarpSize + lane;
+                if (!fg[j])
+                    continue;
+                const Joins n = joinsOf<kConnectivity>(img, y, x);
+                if (j == 1 && lane == 0 && n.left)
+                    device::unite(tile, li, li - 1, device::OwnSlot());
+                if (warp == 0)
+                    continue;
+                if (n.up)
+                    device::unite(tile, li, li - kTileCols, device::OwnSlot());
+                if (n.upLeft && (j > 0 || lane > 0))
+                    device::unite(tile, li, li - kTileCols - 1, device::OwnSlot());
+                if (n.upRight && (j == 0 || lane < kWarpSize - 1))
+                    device::unite(tile, li, li - kTileCols + 1, device::OwnSlot());
+            }
+            __syncthreads();
+            for (int j = 0; j < 2; ++j)
+            {
+                const int x = tx0 + j * kWarpSize + lane;
+                if (y >= rows || x >= cols)
+                    continue;
+                int v = 0;
+                if (fg[j])
+                {
+                    const int root = device::findRoot(tile, warp * kTileCols + j * kWarpSize + lane, device::OwnSlot());
+                    v = (ty0 + root / kTileCols) * cols + tx0 + root % kTileCols + 1;
+                }
+                forest[y * cols + x] = v;
+            }
+            __syncthreads();
         }
     }
     grid.sync();
+    CUDACCA_ONE_LAUNCH_PHASE_END(1);
 
-    // 2 unite. Every adjacency is joined, directly or through a chain of joined ones:
-    //  - left: within a chunk by phase 1; across chunks by lane 0;
-    //  - up: (y, x) joins (y-1, x) unless both left neighbours are foreground: (y, x-1) and (y-1, x-1) are
-    //    then adjacent and joined (by induction along x), and each is in the run of its row's pixel;
-    //  - up-left (8): only when neither (y-1, x) nor (y, x-1) is foreground, else one of them links it;
-    //  - up-right (8): only when neither (y-1, x) nor (y, x+1) is foreground: (y, x+1) joins (y-1, x+1)
-    //    itself then (its left is (y, x), its up-left (y-1, x) background).
-    for (int k = firstChunk; k < lastChunk; ++k)
+    // 2 borders: the pairs that cross tiles, in the global forest: a tile's top row (its pairs with the row
+    // above, and with the left for its first pixel), its first column (left, up-left) and last column
+    // (up-right), each pixel once: kTileCols + 2 (kTileRows - 1) per tile.
     {
-        const int y = k / chunksPerRow, x = (k - y * chunksPerRow) * kWarpSize + lane;
-        if (x >= cols || !device::isForeground(img, y, x))
-            continue;
-        const int i = y * cols + x;
-        const bool left = x > 0 && device::isForeground(img, y, x - 1);
-        if (lane == 0 && left)
-            device::unite(forest, i, i - 1, device::OwnSlot());
-        if (y == 0)
-            continue;
-        const bool up = device::isForeground(img, y - 1, x);
-        const bool upLeft = x > 0 && device::isForeground(img, y - 1, x - 1);
-        if (up && !(left && upLeft))
-            device::unite(forest, i, i - cols, device::OwnSlot());
-        if (kConnectivity == 8)
+        constexpr int kBorder = kTileCols + 2 * (kTileRows - 1);
+        for (int k = blockIdx.x * kThreads + threadIdx.x; k < tiles * kBorder; k += gridDim.x * kThreads)
         {
-            const bool right = x + 1 < cols && device::isForeground(img, y, x + 1);
-            const bool upRight = x + 1 < cols && device::isForeground(img, y - 1, x + 1);
-            if (upLeft && !up && !left)
-                device::unite(forest, i, i - cols - 1, device::OwnSlot());
-            if (upRight && !up && !right)
-                device::unite(forest, i, i - cols + 1, device::OwnSlot());
+            const int t = k / kBorder, b = k - t * kBorder;
+            const int ty0 = t / tilesX * kTileRows, tx0 = t % tilesX * kTileCols;
+            const int y = b < kTileCols ? ty0 : ty0 + 1 + (b - kTileCols) / 2;
+            const int x = b < kTileCols ? tx0 + b : tx0 + ((b - kTileCols) % 2 ? kTileCols - 1 : 0);
+            if (y >= rows || x >= cols || !device::isForeground(img, y, x))
+                continue;
+            const Joins n = joinsOf<kConnectivity>(img, y, x);
+            const int i = y * cols + x;
+            const bool top = y == ty0, first = x == tx0, last = x == tx0 + kTileCols - 1;
+            if (first && n.left)
+                uniteHalving(forest, i, i - 1);
+            if (top && n.up)
+                uniteHalving(forest, i, i - cols);
+            if ((top || first) && n.upLeft)
+                uniteHalving(forest, i, i - cols - 1);
+            if ((top || last) && n.upRight)
+                uniteHalving(forest, i, i - cols + 1);
         }
     }
     grid.sync();
+    CUDACCA_ONE_LAUNCH_PHASE_END(2);
 
     // 3 flatten, and count the roots of this block's range (roots no longer change).
     __shared__ int reduceScratch[kWarps];
@@ -197,6 +313,7 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
             p.blockRoots[blockIdx.x] = roots;
     }
     grid.sync();
+    CUDACCA_ONE_LAUNCH_PHASE_END(3);
 
     // 4 rank: offset of this block, N, then each root's label = offset + its rank in the block + 1.
     int before = 0, total = 0;
@@ -219,7 +336,6 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     {
         __shared__ int warpOffset[kWarps];
         __shared__ int rankedSoFar;
-        const int warp = threadIdx.x / kWarpSize;
         for (int base = begin; base < end; base += kThreads)
         {
             const int i = base + static_cast<int>(threadIdx.x);
@@ -264,10 +380,10 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
         blockBackground.reset();
     }
     grid.sync();
+    CUDACCA_ONE_LAUNCH_PHASE_END(4);
 
     // 5 labels, and the statistics run by run. A slot holds 0 (background), -label (a root) or root + 1.
     {
-        WarpCarry carry;
         ComponentFeatures background;
         background.reset();
         for (int k = firstChunk; k < lastChunk; ++k)
@@ -289,16 +405,13 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
                 const bool first = label > 0 && (lane == 0 || !((mask >> (lane - 1)) & 1u));
                 const unsigned after = ~(mask >> lane);
                 const int len = after ? __ffs(after) - 1 : kWarpSize - lane;
-                carry.offer(first, label, device::runFeatures(x, y, first ? len : 1), p.acc);
+                device::offerToBlock(first, label, device::runFeatures(x, y, first ? len : 1), blockCarry, p.acc);
                 if (x < cols && label == 0)
                     background.addPixel(x, y);
             }
         }
         if (kStats)
         {
-            ComponentFeatures none;
-            none.reset();
-            carry.finishInto(blockCarry, p.acc, false, 0, none);
             device::mergeBlockBackground(background, blockBackground, p.acc);
             __syncthreads();
             if (threadIdx.x == 0)
@@ -308,6 +421,7 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     if (!kStats)
         return;
     grid.sync();
+    CUDACCA_ONE_LAUNCH_PHASE_END(5);
 
     // 6 finish: labels 0..N, to the mapped host staging when it holds them, else to the device staging.
     const bool toHost = total + 1 <= p.out.hostRows;
@@ -316,6 +430,7 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     for (int l = blockIdx.x * kThreads + threadIdx.x; l <= total; l += gridDim.x * kThreads)
         device::finalizeLabel(p.acc, l, stats ? stats + static_cast<size_t>(l) * kStatsColumns : nullptr,
                               centroids ? centroids + static_cast<size_t>(l) * 2 : nullptr, p.emptyCentroid);
+    CUDACCA_ONE_LAUNCH_PHASE_END(6);
 }
 
 struct DeviceInfo

@@ -216,6 +216,20 @@ __device__ __forceinline__ unsigned long long warpSum64(unsigned long long v)
     return (static_cast<unsigned long long>(high) << 32) + (static_cast<unsigned long long>(mid) << 16) + low;
 }
 
+/** The merge of the sets `s` of the lanes with `joins` (every lane gets it; neutral if none). Every lane calls it. */
+__device__ __forceinline__ ComponentFeatures warpJoin(bool joins, const ComponentFeatures& s)
+{
+    ComponentFeatures f;
+    f.area = static_cast<int>(warpSum(joins ? static_cast<unsigned>(s.area) : 0u));
+    f.minX = warpMin(joins ? s.minX : INT_MAX);
+    f.minY = warpMin(joins ? s.minY : INT_MAX);
+    f.maxX = warpMax(joins ? s.maxX : INT_MIN);
+    f.maxY = warpMax(joins ? s.maxY : INT_MIN);
+    f.sumX = warpSum64(joins ? s.sumX : 0ull);
+    f.sumY = warpSum64(joins ? s.sumY : 0ull);
+    return f;
+}
+
 /** A thread block's carry, in shared memory: the features of the first label that one of its warps
 hands in at its end (see WarpCarry::finishInto), merged with shared-memory atomics and added to the
 accumulators once per block; a set of another label goes to the accumulators directly. Every set is merged
@@ -295,13 +309,7 @@ struct WarpCarry
         const bool joins = has && l == label;
         if (has && !joins)
             s.atomicMergeInto(acc, l);
-        f.area += static_cast<int>(warpSum(joins ? static_cast<unsigned>(s.area) : 0u));
-        f.minX = min(f.minX, warpMin(joins ? s.minX : INT_MAX));
-        f.minY = min(f.minY, warpMin(joins ? s.minY : INT_MAX));
-        f.maxX = max(f.maxX, warpMax(joins ? s.maxX : INT_MIN));
-        f.maxY = max(f.maxY, warpMax(joins ? s.maxY : INT_MIN));
-        f.sumX += warpSum64(joins ? s.sumX : 0ull);
-        f.sumY += warpSum64(joins ? s.sumY : 0ull);
+        f.merge(warpJoin(joins, s));
     }
 
     /** The warp's end (lane 0 does the work): one last set `s` of label `l` (when `has`) and the carry go
@@ -319,6 +327,27 @@ struct WarpCarry
             block.merge(f, label, acc);
     }
 };
+
+/** One offer of sets straight to the block's carry, for a warp that offers once or twice (the one-launch
+kernel's chunks), where WarpCarry's "twice in a row" never comes and one component holding most runs would
+serialize their atomics: the sets of the highest offering lane's label are merged in the warp and handed to
+`block` once (shared-memory atomics when the block carries that label, which the first label offered to it
+becomes); every other set is merged atomically into its label. Every set is merged exactly once. Every lane
+calls it; `block` is reset before and flushed after, as BlockCarry says. */
+__device__ __forceinline__ void offerToBlock(bool has, int l, const ComponentFeatures& s, BlockCarry& block,
+                                             const StatsAccumulators& acc)
+{
+    const unsigned offering = __ballot_sync(kFullMask, has);
+    if (!offering)
+        return;
+    const int candidate = __shfl_sync(kFullMask, l, 31 - __clz(offering));
+    const bool joins = has && l == candidate;
+    if (has && !joins)
+        s.atomicMergeInto(acc, l);
+    const ComponentFeatures f = warpJoin(joins, s);
+    if (threadIdx.x % kWarpSize == 0)
+        block.merge(f, candidate, acc);
+}
 
 /** The background (label 0) of a thread block: each thread's set is reduced per warp, the warps' sets
 meet in `blockSet` (shared memory, reset by the caller before a __syncthreads), and one thread adds the

@@ -1,0 +1,109 @@
+// one_launch_phases: the time of each phase of CCA_DEFAULT's one-launch kernel (modules/cudacca/src/cuda/
+// one_launch.cu), which ncu sees as one kernel. Block 0 reads the GPU's global timer at the start and after
+// each phase's grid barrier (CUDACCA_ONE_LAUNCH_PHASE_END); the harness prints the median per phase over
+// --calls calls on a benchmark-like random image (blocks of g x g pixels, foreground with probability d).
+// Standalone (no OpenCV): the kernel's sources are compiled into this one translation unit.
+//
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I modules/cudacca/src -o one_launch_phases perf/one_launch_phases.cu
+//   ./one_launch_phases [side 512] [g 1] [d 0.5] [connectivity 8] [calls 200]
+//
+// Phases: 1 init, 2 unite, 3 flatten + count, 4 rank, 5 labels + statistics, 6 finish (see one_launch.cu).
+
+#include <cstdio>
+#include <cstdlib>
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+__device__ unsigned long long g_phaseNs[7];
+
+#define CUDACCA_ONE_LAUNCH_PHASE_END(phase)                                             \
+    if (blockIdx.x == 0 && threadIdx.x == 0)                                            \
+    {                                                                                   \
+        unsigned long long t;                                                           \
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));                           \
+        g_phaseNs[phase] = t;                                                           \
+    }
+
+namespace cv { namespace cuda { namespace cudacca {
+void checkCuda(cudaError_t status, const char* what)
+{
+    if (status != cudaSuccess)
+    {
+        std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(status));
+        std::exit(1);
+    }
+}
+}}} // namespace cv::cuda::cudacca
+
+#include "cuda/analysis.cu"
+#include "cuda/one_launch.cu"
+
+using namespace cv::cuda::cudacca;
+
+int main(int argc, char** argv)
+{
+    const int side = argc > 1 ? std::atoi(argv[1]) : 512;
+    const int g = argc > 2 ? std::atoi(argv[2]) : 1;
+    const double d = argc > 3 ? std::atof(argv[3]) : 0.5;
+    const int connectivity = argc > 4 ? std::atoi(argv[4]) : 8;
+    const int calls = argc > 5 ? std::atoi(argv[5]) : 200;
+
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<double> u(0, 1);
+    const int blocks = (side + g - 1) / g;
+    std::vector<unsigned char> cell(static_cast<size_t>(blocks) * blocks), img(static_cast<size_t>(side) * side);
+    for (auto& c : cell)
+        c = u(rng) < d;
+    for (int y = 0; y < side; ++y)
+        for (int x = 0; x < side; ++x)
+            img[static_cast<size_t>(y) * side + x] = cell[static_cast<size_t>(y / g) * blocks + x / g];
+
+    const int bound = oneLaunchLabelBound(side, side, connectivity);
+    unsigned char* dImg;
+    void *scratch, *labels;
+    int *stats, *count;
+    double* centroids;
+    checkCuda(cudaMalloc(&dImg, img.size()), "cudaMalloc");
+    checkCuda(cudaMemcpy(dImg, img.data(), img.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
+    checkCuda(cudaMalloc(&scratch, oneLaunchScratchBytes(side, side, connectivity, true)), "cudaMalloc");
+    checkCuda(cudaMalloc(&labels, sizeof(int) * img.size()), "cudaMalloc");
+    checkCuda(cudaMalloc(&stats, sizeof(int) * 5 * bound), "cudaMalloc");
+    checkCuda(cudaMalloc(&centroids, sizeof(double) * 2 * bound), "cudaMalloc");
+    checkCuda(cudaHostAlloc(&count, sizeof(int), cudaHostAllocMapped), "cudaHostAlloc");
+
+    BinaryImage image{ dImg, static_cast<size_t>(side), side, side };
+    OneLaunchOutputs o;
+    o.labels = labels;
+    o.labelsStep = sizeof(int) * side;
+    o.maxLabel = 0x7fffffff;
+    o.wantStats = true;
+    o.stats = stats;
+    o.centroids = centroids;
+    o.count = count;
+    std::vector<std::vector<double>> us(7);
+    for (int i = 0; i < calls + 10; ++i)
+    {
+        oneLaunch(image, connectivity, scratch, o, 0.0, 0);
+        checkCuda(cudaDeviceSynchronize(), "the kernel");
+        unsigned long long t[7];
+        checkCuda(cudaMemcpyFromSymbol(t, g_phaseNs, sizeof(t)), "cudaMemcpyFromSymbol");
+        if (i >= 10)
+            for (int k = 1; k < 7; ++k)
+                us[k].push_back((t[k] - t[k - 1]) / 1000.0);
+    }
+    std::printf("%dx%d g=%d d=%.2f %d-conn, N = %d; median us per phase:", side, side, g, d, connectivity, *count);
+    double total = 0;
+    const char* names[] = { "", "init", "unite", "flatten", "rank", "labels+stats", "finish" };
+    for (int k = 1; k < 7; ++k)
+    {
+        std::nth_element(us[k].begin(), us[k].begin() + us[k].size() / 2, us[k].end());
+        const double m = us[k][us[k].size() / 2];
+        total += m;
+        std::printf(" %s %.1f", names[k], m);
+    }
+    std::printf(" | sum %.1f\n", total);
+    return 0;
+}
