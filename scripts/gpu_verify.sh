@@ -94,8 +94,9 @@ if want sanitizer; then
     printf '%-8s %-9s rc=%d passed=%s  %s\n' "$algo" "$tool" "$rc" "${tests:-0}" "${summ:-no summary}"
   }
   export -f sanitize_one; export cs bin out
-  # Every algorithm of the module's one list (modules/cudacca/src/algorithm_list.hpp), names without CCA_.
-  all_algos=$(sed -nE 's/^ *X\(CCA_([A-Z0-9_]+),.*/\1/p' "$root/modules/cudacca/src/algorithm_list.hpp" | tr '\n' ' ')
+  # Every algorithm of the module's one list (modules/cudacca/src/algorithm_list.hpp), names without CCA_, and
+  # DEFAULT (its one-launch path for small images).
+  all_algos="$(sed -nE 's/^ *X\(CCA_([A-Z0-9_]+),.*/\1/p' "$root/modules/cudacca/src/algorithm_list.hpp" | tr '\n' ' ')DEFAULT"
   for algo in ${CUDACCA_SANITIZE_ALGOS:-$all_algos}; do
     for tool in memcheck racecheck synccheck initcheck; do echo "$algo $tool"; done
   done | xargs -P "${CUDACCA_SANITIZE_JOBS:-8}" -L 1 bash -c 'sanitize_one "$0" "$1"' | sort | tee "$out/sanitizer_summary.txt"

@@ -8,17 +8,22 @@
 //
 // The phases, on a pixel forest in the LabelForest convention (contracts.hpp: slot = parent index + 1,
 // 0 = background, every parent below its child, so each root is its component's first pixel in raster
-// order). A CHUNK is 32 pixels of a row, one per lane; each warp takes a contiguous range of chunks.
-//  1 init     each foreground pixel points at the first pixel of its run within the chunk (one ballot);
-//  2 unite    union-find of Bolelli et al. 2024, Algorithm 1 (union_find.cuh): a chunk's first pixel with
-//             its left neighbour, and each pixel with the row above only where no neighbour already joins
-//             the same two runs (the "first pixel of an overlap" rules below, Lemaitre et al. 2021, 3.1);
+// order). A CHUNK is 32 pixels of a row, one per lane. H100 times (512^2, 8-connectivity, g = 1, d = 50 %;
+// perf/one_launch_phases.cu): 11 / 11 / 5 / 3 / 6 / 2 us, 39 us in all.
+//  1 tiles    each 16 x 64 tile is labeled in shared memory by union-find (Bolelli et al. 2024, Algorithm 1,
+//             union_find.cuh), starting from each pixel linked to its run's first pixel in its chunk (one
+//             ballot); then every pixel's global slot points at its tile-local root;
+//  2 borders  the pairs that cross tiles are joined in the global forest (same union-find, path halving);
+//             which pairs are joined at all: the "first pixel of an overlap" rules at Joins (after Lemaitre et
+//             al. 2021, 3.1);
 //  3 flatten  every pixel points at its root; each block counts the roots of its contiguous pixel range;
 //  4 rank     a block's offset is the roots of the blocks before it: root label = offset + rank in the
 //             block + 1, stored in the root's slot as -label (and N is written);
-//  5 labels   every pixel's label is read through its root; the statistics are merged run by run with the
-//             warp and block carries of statistics.cuh (Lemaitre et al. 2021, section 3.1);
+//  5 labels   every pixel's label is read through its root; the statistics are merged run by run, one
+//             merged set per chunk and label into the block's carry (statistics.cuh, offerToBlock);
 //  6 finish   labels 0..N in OpenCV's layout (statistics.cuh, finalizeLabel), to the host when it fits.
+// Before phase 1 (2 tiles), in one chunk per warp and with the warp carry, it took 85 us: the global unions
+// of every pixel (30 us) and the giant component's run-by-run atomics (38 us) dominated.
 
 #include <cooperative_groups.h>
 
@@ -79,45 +84,6 @@ __device__ __forceinline__ int rootOf(const int* forest, int a)
         next = slot(forest, a) - 1;
     }
     return a;
-}
-
-/** Root of a, halving the path on the way (every node met points at its grandparent afterwards): the
-stored value is an ancestor, which union_find.cuh's argument allows (plain loads and stores). */
-__device__ __forceinline__ int findHalving(int* forest, int a)
-{
-    int p = forest[a] - 1;
-    while (p != a)
-    {
-        const int g = forest[p] - 1;
-        if (g == p)
-            return p;
-        forest[a] = g + 1;
-        a = g;
-        p = forest[a] - 1;
-    }
-    return a;
-}
-
-/** unite() of union_find.cuh (Bolelli et al. 2024, Algorithm 1) with path-halving finds. */
-__device__ __forceinline__ void uniteHalving(int* forest, int a, int b)
-{
-    for (;;)
-    {
-        a = findHalving(forest, a);
-        b = findHalving(forest, b);
-        if (a == b)
-            return;
-        if (a > b)
-        {
-            const int t = a;
-            a = b;
-            b = t;
-        }
-        const int old = atomicMin(forest + b, a + 1) - 1;
-        if (old == b)
-            return;
-        b = old;
-    }
 }
 
 /** The pairs that foreground pixel (y, x) joins with its earlier neighbours. Every adjacency is joined,
@@ -279,13 +245,13 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
             const int i = y * cols + x;
             const bool top = y == ty0, first = x == tx0, last = x == tx0 + kTileCols - 1;
             if (first && n.left)
-                uniteHalving(forest, i, i - 1);
+                device::uniteHalving(forest, i, i - 1);
             if (top && n.up)
-                uniteHalving(forest, i, i - cols);
+                device::uniteHalving(forest, i, i - cols);
             if ((top || first) && n.upLeft)
-                uniteHalving(forest, i, i - cols - 1);
+                device::uniteHalving(forest, i, i - cols - 1);
             if ((top || last) && n.upRight)
-                uniteHalving(forest, i, i - cols + 1);
+                device::uniteHalving(forest, i, i - cols + 1);
         }
     }
     grid.sync();
@@ -465,13 +431,22 @@ void launch(const Params& params, cudaStream_t stream)
 {
     auto kernel = oneLaunchKernel<kConnectivity, LabelT, kStats>;
     // One wave of resident blocks (a cooperative launch may not have more), no more than there is work for.
+    // Occupancy is cached per thread for the current device only.
     thread_local int perSmCache[2][2][2] = {};
+    thread_local int cacheDevice = -1;
+    const DeviceInfo device = currentDevice();
+    if (cacheDevice != device.device)
+    {
+        perSmCache[0][0][0] = perSmCache[0][0][1] = perSmCache[0][1][0] = perSmCache[0][1][1] = 0;
+        perSmCache[1][0][0] = perSmCache[1][0][1] = perSmCache[1][1][0] = perSmCache[1][1][1] = 0;
+        cacheDevice = device.device;
+    }
     int& perSm = perSmCache[kConnectivity == 8][sizeof(LabelT) == 2][kStats];
     if (perSm == 0)
         checkCuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, kThreads, 0),
                   "cudaOccupancyMaxActiveBlocksPerMultiprocessor (one launch)");
     const long long pixels = static_cast<long long>(params.image.rows) * params.image.cols;
-    const long long wave = static_cast<long long>(currentDevice().multiprocessors) * perSm;
+    const long long wave = static_cast<long long>(device.multiprocessors) * perSm;
     const unsigned blocks = static_cast<unsigned>(std::max(1ll, std::min(wave, (pixels + kThreads - 1) / kThreads)));
     Params p = params;
     void* args[] = { &p };

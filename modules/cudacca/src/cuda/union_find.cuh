@@ -188,6 +188,47 @@ __device__ __forceinline__ void unite(int* parent, int a, int b, const Slot& slo
     } while (!done);
 }
 
+/** Root of a in a forest whose nodes keep their parent in their own element, HALVING the path on the way
+(each node met is pointed at its grandparent: plain stores of ancestors, which the argument above allows,
+as findRootCompress's store). Later walks through the same path take half the steps: the one-launch
+kernel's joins across tiles all walk into the same few trees. */
+__device__ __forceinline__ int findRootHalving(int* parent, int a)
+{
+    int p = parent[a] - 1;
+    while (p != a)
+    {
+        const int g = parent[p] - 1;
+        if (g == p)
+            return p;
+        parent[a] = g + 1;
+        a = g;
+        p = parent[a] - 1;
+    }
+    return a;
+}
+
+/** unite() above (Bolelli et al. 2024, Algorithm 1, plain loads) with findRootHalving. */
+__device__ __forceinline__ void uniteHalving(int* parent, int a, int b)
+{
+    for (;;)
+    {
+        a = findRootHalving(parent, a);
+        b = findRootHalving(parent, b);
+        if (a == b)
+            return;
+        if (a > b)
+        {
+            const int t = a;
+            a = b;
+            b = t;
+        }
+        const int old = atomicMin(parent + b, a + 1) - 1;
+        if (old == b)
+            return;
+        b = old;
+    }
+}
+
 }}}} // namespace cv::cuda::cudacca::device
 
 #endif
