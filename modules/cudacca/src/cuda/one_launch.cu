@@ -174,6 +174,12 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     // 1 tiles: each tile is labeled in shared memory (local indices, row-major in the tile, so that a local
     // root, the smallest local index of its tree, is also its first pixel in raster order), its pairs joined
     // there; then each pixel's global slot points at its local root. One row per warp, two chunks per row.
+    // Intentional race (compute-sanitizer racecheck reports it, in union_find.cuh's findRoot loads and
+    // findRootCompress store, and nowhere else in this kernel: H100, c2acca6): the tile's unions run
+    // concurrently on `tile`, as UF's localMergeKernel (uf_labeling.cu) does. A find may read an entry that
+    // another thread is moving to an ancestor (atomicMin on a root, or the compression's plain store); old
+    // and new value lead to the same root, only roots are linked, and atomicMin's returned value decides the
+    // retries (union_find.cuh, "PLAIN LOADS"). The barrier after the unions orders them before the finds.
     {
         __shared__ int tile[kTilePixels];
         for (int t = blockIdx.x; t < tiles; t += gridDim.x)
