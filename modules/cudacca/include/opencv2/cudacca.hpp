@@ -36,7 +36,7 @@ label forest) for CV_16U or host labels; the FLSL family adds 1 bit per pixel.
 
 | value | algorithm | connectivity | source |
 |---|---|---|---|
-| CCA_DEFAULT | CCA_FLSL_CD, for both connectivities (the choice and its measurements: doc/benchmarks.md in the cudacca repository) | 4, 8 | |
+| CCA_DEFAULT | images of up to 2^21 pixels (e.g. 1448 x 1448, 1920 x 1080): the ONE-LAUNCH path, the whole call in one cooperative kernel (16 x 64 tiles labeled by union-find in shared memory, the pairs across tiles in global memory, raster-order ranking, labels and statistics) and one wait, the statistics written to pinned host memory by the kernel; larger images: CCA_FLSL_CD. Both connectivities (the choice and its measurements: doc/benchmarks.md in the cudacca repository). Temporary device memory on the one-launch path: 4 bytes per pixel and 72 bytes per possible label (a quarter of the pixels with 8-connectivity, half with 4) | 4, 8 | union-find of Bolelli et al. 2024, Algorithm 1; the pairs joined as in Lemaitre et al. 2021, section 3.1 |
 | CCA_UF | direct union-find: local merge in shared memory, border merge, compression | 4, 8 | Oliveira and Lotufo 2010, as described in Bolelli et al. 2024, section III-B-1 |
 | CCA_BKE | direct, on 2x2 blocks: each block linked to its first connected neighbour block, compression, the remaining unions, compression, final labeling | 8 | Allegretti, Bolelli and Grana 2019 (BKE), as described in Bolelli et al. 2024, section III-B-9 |
 | CCA_BUF | direct union-find on 2x2 blocks: initialization, unions of connected neighbour blocks, compression, final labeling | 8 | Allegretti, Bolelli and Grana 2019 (BUF), as described in Bolelli et al. 2024, section III-B-8 |
@@ -51,7 +51,7 @@ label forest) for CV_16U or host labels; the FLSL family adds 1 bit per pixel.
 */
 enum CCAAlgorithmTypes
 {
-    CCA_DEFAULT = 0, //!< CCA_FLSL_CD (both connectivities).
+    CCA_DEFAULT = 0, //!< Images of up to 2^21 pixels: the one-launch path; larger: CCA_FLSL_CD (both connectivities).
     CCA_UF      = 1, //!< Union-find with shared-memory local merge (Oliveira and Lotufo).
     CCA_BKE     = 2, //!< Block-based Komura equivalence on 2x2 blocks (Allegretti et al.). 8-connectivity only.
     CCA_BUF     = 3, //!< Block-based union-find on 2x2 blocks (Allegretti et al.). 8-connectivity only.
@@ -107,8 +107,10 @@ cv::Error::StsOutOfRange instead and leaves @p labels, @p stats and @p centroids
 
 Synchronization: the number of labels sizes @p stats and @p centroids and is returned, so the call waits
 once for @p stream after the labeling, before the statistics are queued (the FLSL family, hence
-CCA_DEFAULT, queues the label image before that wait when @p labels is a CV_32S GpuMat, and waits once
-more, for the number of runs, on images above about 2^23 pixels). When every output is a GpuMat the call
+CCA_DEFAULT above 2^21 pixels, queues the label image before that wait when @p labels is a CV_32S GpuMat,
+and waits once more, for the number of runs, on images above about 2^23 pixels). CCA_DEFAULT on images of
+up to 2^21 pixels waits once, after everything: its one kernel writes N, and host stats and centroids, to
+pinned host memory (unless @p stats or @p centroids has a fixed size, which takes the CCA_FLSL_CD path). When every output is a GpuMat the call
 then returns without waiting again: the outputs are ready once @p stream is (e.g. after
 stream.waitForCompletion()). Each output given as a host Mat is downloaded and waited for before the
 call returns. A call that runs out of device memory raises cv::Error::StsNoMem and holds no device
