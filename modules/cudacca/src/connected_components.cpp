@@ -406,7 +406,6 @@ int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
     const CallResources& r = c.resources;
     const int rows = image.rows, cols = image.cols, ltype = c.ltype;
     const int bound = oneLaunchLabelBound(rows, cols, c.connectivity);
-    StreamBuffer scratch, statsStaging, centroidsStaging;
     OneLaunchOutputs o;
 
     // Labels straight into the caller's GpuMat when nothing can make it change before N is known: CV_32S,
@@ -424,10 +423,17 @@ int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
     o.labels16u = ltype == CV_16U;
     o.maxLabel = ltype == CV_16U ? USHRT_MAX : INT_MAX;
     o.wantStats = c.wantStats;
+    // The kernel's scratch and the device staging of stats and centroids: one allocation (each one costs a
+    // stream-ordered allocation and free, about a microsecond or two apiece, on a call of a few tens).
+    const size_t scratchBytes = oneLaunchScratchBytes(rows, cols, c.connectivity, c.wantStats);
+    const size_t statsBytes = c.statsOut.needed() ? alignPinned(sizeof(int) * CC_STAT_MAX * static_cast<size_t>(bound)) : 0;
+    const size_t centroidsBytes = c.centroidsOut.needed() ? sizeof(double) * 2 * static_cast<size_t>(bound) : 0;
+    StreamBuffer deviceMemory;
+    char* const scratch = static_cast<char*>(deviceMemory.allocate(scratchBytes + statsBytes + centroidsBytes, s));
     if (c.statsOut.needed())
-        o.stats = static_cast<int*>(statsStaging.allocate(sizeof(int) * CC_STAT_MAX * static_cast<size_t>(bound), s));
+        o.stats = reinterpret_cast<int*>(scratch + scratchBytes);
     if (c.centroidsOut.needed())
-        o.centroids = static_cast<double*>(centroidsStaging.allocate(sizeof(double) * 2 * static_cast<size_t>(bound), s));
+        o.centroids = reinterpret_cast<double*>(scratch + scratchBytes + statsBytes);
 
     // Host stats and centroids: mapped pinned staging that the kernel writes (UVA: the host pointer is the
     // device's), enough rows for the frames seen so far.
@@ -447,8 +453,7 @@ int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
     }
     o.count = r.pinnedCount;
 
-    oneLaunch(image, c.connectivity, scratch.allocate(oneLaunchScratchBytes(rows, cols, c.connectivity, c.wantStats), s),
-              o, std::numeric_limits<double>::quiet_NaN(), s);
+    oneLaunch(image, c.connectivity, scratch, o, std::numeric_limits<double>::quiet_NaN(), s);
     checkCuda(cudaEventRecord(r.countCopied, s), "cudaEventRecord (one launch)");
     checkCuda(cudaEventSynchronize(r.countCopied), "cudaEventSynchronize (one launch)");
     const int labelCount = *r.pinnedCount + 1;
@@ -463,10 +468,12 @@ int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
             downloadIfHost(c.labelsOut, c.labels, stream, waitNeeded);
     }
     // The statistics are in the host staging when it held them; else (and for GpuMat outputs) on the device.
+    // When they did not fit, the staging grows to this frame's rows, so that the next such frame fits (an
+    // analyzer's then also hands out views of it below).
     const bool inHostStaging = labelCount <= o.hostRows;
-    if (!inHostStaging && (statsToHost || centroidsToHost) && r.hostOutputs)
-        r.hostOutputs->beginCall(alignPinned(sizeof(int) * CC_STAT_MAX * static_cast<size_t>(labelCount)) +
-                                 alignPinned(sizeof(double) * 2 * static_cast<size_t>(labelCount)));
+    if (!inHostStaging && (statsToHost || centroidsToHost))
+        pinned.beginCall(alignPinned(sizeof(int) * CC_STAT_MAX * static_cast<size_t>(labelCount)) +
+                         alignPinned(sizeof(double) * 2 * static_cast<size_t>(labelCount)));
     auto output = [&](OutputArray out, bool toHost, void* device, void* host, int cols_, int type, StreamBuffer& buffer) {
         if (!out.needed())
             return;
