@@ -3,7 +3,8 @@
 
 // The statistics of a component (OpenCV's: bounding box, area, sums of x and y for the centroid) as the
 // device code gathers them, written once for every analysis strategy: the shared relabeling (analysis.cu),
-// the FLSL family (flsl_labeling.cu) and the tree merge (tmk_analysis.cu).
+// the FLSL family (flsl_labeling.cu), the tree merge (tmk_analysis.cu) and CCA_DEFAULT's one-launch kernel
+// (one_launch.cu); finalizeLabel() turns a label's accumulators into OpenCV's row for all of them.
 //
 // ComponentFeatures holds the features of a set of pixels. Its neutral value (reset) is the one
 // initStatsAccumulators gives every label: min fields INT_MAX, max fields INT_MIN, area and sums 0, so
