@@ -154,7 +154,8 @@ public:
             o.centroids = m.ptr<double>();
             o.centroidsStep = m.step;
         }
-        o.capacity = capacity;
+        // Without stats and centroids there is nothing a capacity could cut short: status 1 never arises.
+        o.capacity = wantStats ? capacity : INT_MAX;
         GpuMat countMat = count.getGpuMat();
         o.labelCountAndStatus = countMat.ptr<int>();
         oneLaunch(b, connectivity_, asyncScratch_, o, std::numeric_limits<double>::quiet_NaN(), s);
@@ -178,13 +179,15 @@ public:
 
 private:
     /** applyAsync's memory: its calls are not tracked by events (graphs may replay them), so the device is
-    waited for before it is freed. */
+    waited for before it is freed. Freed stream-ordered into the pool it came from, on the per-thread stream as the
+    arena does (the CUDACCA_Async tests check that the pool's memory in use returns to where it was). */
     void releaseAsyncScratch() noexcept
     {
         if (!asyncScratch_)
             return;
         cudaDeviceSynchronize();
-        cudaFree(asyncScratch_);
+        cudaFreeAsync(asyncScratch_, cudaStreamPerThread);
+        cudaStreamSynchronize(cudaStreamPerThread);
         asyncScratch_ = nullptr;
         asyncBytes_ = 0;
     }

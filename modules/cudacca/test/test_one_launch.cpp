@@ -239,6 +239,7 @@ TEST(CUDACCA_Async, SameAsTheCpuAndCapacityRespected)
     // rows past N keep their poison), and with one row too few (stats and centroids untouched, labels written).
     skipIfNoCudaDevice();
     std::mt19937 rng(testSeed());
+    const size_t inUse = poolBytesInUse();
     for (int connectivity : { 4, 8 })
         for (int ltype : testedLabelTypes())
         {
@@ -260,7 +261,7 @@ TEST(CUDACCA_Async, SameAsTheCpuAndCapacityRespected)
                     stream.waitForCompletion();
                     EXPECT_TRUE(asyncMatchesCpu(ref, ltype, o, roomForAll ? 0 : 1));
                 }
-        }
+        }    EXPECT_EQ(inUse, poolBytesInUse()) << "the analyzers gave their memory back to the pool";
 }
 
 TEST(CUDACCA_Async, TooManyLabelsFor16UWritesOnlyTheCount)
@@ -282,6 +283,7 @@ TEST(CUDACCA_Async, ReplayedInACudaGraph)
     // captured call that would need more memory is refused.
     skipIfNoCudaDevice();
     std::mt19937 rng(testSeed());
+    const size_t inUse = poolBytesInUse();
     const cv::Size size(700, 500);
     cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer> a = cv::cuda::createConnectedComponentsAnalyzer();
     cudaStream_t raw = nullptr;
@@ -294,7 +296,9 @@ TEST(CUDACCA_Async, ReplayedInACudaGraph)
     a->applyAsync(input, o.labels, o.stats, o.centroids, o.count, stream); // outside capture: sizes the memory
     stream.waitForCompletion();
 
-    const cv::cuda::GpuMat larger(1024, 1024, CV_8UC1, cv::Scalar(0)); // (no allocation while capturing)
+    // more scratch than the first call's (its forest alone, 4 bytes a pixel, exceeds the first call's forest and
+    // statistics); allocated before the capture begins
+    const cv::cuda::GpuMat larger(1440, 1440, CV_8UC1, cv::Scalar(0));
     ASSERT_EQ(cudaSuccess, cudaStreamBeginCapture(raw, cudaStreamCaptureModeThreadLocal));
     int refusal = 0;
     try
@@ -326,6 +330,7 @@ TEST(CUDACCA_Async, ReplayedInACudaGraph)
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
     a->releaseMemory();
+    EXPECT_EQ(inUse, poolBytesInUse()) << "releaseMemory() gave the object's memory back to the pool";
     cudaStreamDestroy(raw);
 }
 

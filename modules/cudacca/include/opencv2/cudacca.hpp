@@ -164,7 +164,7 @@ public:
     @param centroids CV_64FC1 GpuMat of 2 columns, the same rows as @p stats when both are given, or noArray().
     @param count CV_32SC1 GpuMat of 1 x 2 (cols x rows: 2 x 1), written on the device: [0] = N, the number of
     labels including the background; [1] = 0 when every output was written, 1 when N exceeds the capacity
-    (@p stats and @p centroids not written, @p labels written), 2 when N exceeds what ltype holds (CV_16U: only
+    (@p stats and @p centroids not written, @p labels written; only when one of them is given), 2 when N exceeds what ltype holds (CV_16U: only
     @p count written).
     Arguments are checked as in apply(), before any GPU work; none is reallocated. */
     CV_WRAP virtual void applyAsync(InputArray image, InputOutputArray labels, InputOutputArray stats,
