@@ -82,6 +82,9 @@ int main(int argc, char** argv)
     o.wantStats = true;
     o.stats = stats;
     o.centroids = centroids;
+    o.statsStep = sizeof(int) * 5;
+    o.centroidsStep = sizeof(double) * 2;
+    o.capacity = bound;
     o.count = count;
     std::vector<std::vector<double>> us(7);
     for (int i = 0; i < calls + 10; ++i)

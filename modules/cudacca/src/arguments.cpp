@@ -3,8 +3,10 @@
 
 #include "precomp.hpp"
 #include "arguments.hpp"
+#include "one_launch.hpp"
 
 #include <climits>
+#include <string>
 
 namespace cv { namespace cuda { namespace cudacca {
 
@@ -106,6 +108,68 @@ const AlgorithmRow& checkArguments(InputArray image, OutputArray labels, OutputA
     checkNoOverlap(in, stats, "stats");
     checkNoOverlap(in, centroids, "centroids");
     return row;
+}
+
+namespace {
+
+/** An applyAsync output: noArray() (unless `required`), or a GpuMat of `type` and exactly `size` (rows < 0: any
+number of rows, at least one), written in place. */
+void checkAsyncOutput(InputOutputArray out, const char* name, int type, Size size, bool required)
+{
+    if (!out.needed())
+    {
+        if (required)
+            CV_Error_(Error::StsBadArg, ("%s is required by applyAsync: a %dx%d %s cv::cuda::GpuMat", name, size.width,
+                                         size.height, typeToString(type).c_str()));
+        return;
+    }
+    if (out.kind() != _InputArray::CUDA_GPU_MAT)
+        CV_Error_(Error::StsBadArg, ("%s must be a cv::cuda::GpuMat (or noArray()) for applyAsync, which writes only "
+                                     "device memory", name));
+    const GpuMat m = out.getGpuMat();
+    if (m.type() != type)
+        CV_Error_(Error::StsUnsupportedFormat, ("%s must be %s for applyAsync (it is not reallocated), got %s", name,
+                                                typeToString(type).c_str(), typeToString(m.type()).c_str()));
+    if (m.cols != size.width || (size.height >= 0 ? m.rows != size.height : m.rows < 1))
+        CV_Error_(Error::StsBadSize, ("%s must be %dx%s (cols x rows) for applyAsync (it is not reallocated), got %dx%d",
+                                      name, size.width, size.height >= 0 ? std::to_string(size.height).c_str() : "capacity",
+                                      m.cols, m.rows));
+}
+
+} // namespace
+
+int checkAsyncArguments(InputArray image, InputOutputArray labels, InputOutputArray stats, InputOutputArray centroids,
+                        InputOutputArray count, int ltype, int algorithm)
+{
+    if (algorithm != CCA_DEFAULT)
+        CV_Error_(Error::StsNotImplemented, ("applyAsync runs CCA_DEFAULT only (its one-launch path); this object's "
+                                             "algorithm is %d", algorithm));
+    if (image.kind() != _InputArray::CUDA_GPU_MAT)
+        CV_Error(Error::StsBadArg, "image must be a cv::cuda::GpuMat for applyAsync (an upload would wait)");
+    if (image.empty())
+        CV_Error(Error::StsBadArg, "image is empty: expected a non-empty CV_8UC1 or CV_8SC1 image");
+    if (image.type() != CV_8UC1 && image.type() != CV_8SC1)
+        CV_Error_(Error::StsUnsupportedFormat, ("image must be CV_8UC1 or CV_8SC1 (one 8-bit channel), got %s",
+                                                typeToString(image.type()).c_str()));
+    const Size size = image.size();
+    if (static_cast<long long>(size.width) * size.height > kOneLaunchMaxPixels)
+        CV_Error_(Error::StsOutOfRange, ("image has %lld pixels: applyAsync takes at most %lld (2^21)",
+                                         static_cast<long long>(size.width) * size.height, kOneLaunchMaxPixels));
+    checkAsyncOutput(labels, "labels", ltype, size, false);
+    checkAsyncOutput(stats, "stats", CV_32SC1, Size(CC_STAT_MAX, -1), false);
+    checkAsyncOutput(centroids, "centroids", CV_64FC1, Size(2, -1), false);
+    checkAsyncOutput(count, "count", CV_32SC1, Size(2, 1), true);
+    const int statsRows = stats.needed() ? stats.getGpuMat().rows : 0;
+    const int centroidsRows = centroids.needed() ? centroids.getGpuMat().rows : 0;
+    if (statsRows && centroidsRows && statsRows != centroidsRows)
+        CV_Error_(Error::StsBadSize, ("stats and centroids must have the same rows (the capacity) for applyAsync, got "
+                                      "%d and %d", statsRows, centroidsRows));
+    const ByteRange in = rangeOf(image.getGpuMat());
+    checkNoOverlap(in, labels, "labels");
+    checkNoOverlap(in, stats, "stats");
+    checkNoOverlap(in, centroids, "centroids");
+    checkNoOverlap(in, count, "count");
+    return statsRows ? statsRows : centroidsRows;
 }
 
 void checkLabelCount(int labelCount, int ltype, OutputArray stats, OutputArray centroids)

@@ -22,6 +22,12 @@ algorithm's row (CCA_DEFAULT resolved). */
 const AlgorithmRow& checkArguments(InputArray image, OutputArray labels, OutputArray stats, OutputArray centroids,
                                    int connectivity, int ltype, int algorithm);
 
+/** Checks the arguments of ConnectedComponentsAnalyzer::applyAsync (the object's settings were checked at
+its creation): CCA_DEFAULT, a GpuMat image of at most kOneLaunchMaxPixels, outputs that are GpuMats of the
+documented sizes (never reallocated). Returns the capacity: the rows of stats or centroids (0 if neither). */
+int checkAsyncArguments(InputArray image, InputOutputArray labels, InputOutputArray stats, InputOutputArray centroids,
+                        InputOutputArray count, int ltype, int algorithm);
+
 /** Checks what only the number of labels decides: CV_16U capacity, fixed sizes of stats and centroids. */
 void checkLabelCount(int labelCount, int ltype, OutputArray stats, OutputArray centroids);
 

@@ -434,6 +434,9 @@ int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
         o.stats = reinterpret_cast<int*>(scratch + scratchBytes);
     if (c.centroidsOut.needed())
         o.centroids = reinterpret_cast<double*>(scratch + scratchBytes + statsBytes);
+    o.statsStep = sizeof(int) * CC_STAT_MAX;
+    o.centroidsStep = sizeof(double) * 2;
+    o.capacity = bound;
 
     // Host stats and centroids: mapped pinned staging that the kernel writes (UVA: the host pointer is the
     // device's), enough rows for the frames seen so far.

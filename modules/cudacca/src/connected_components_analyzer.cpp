@@ -8,7 +8,11 @@
 
 #include "precomp.hpp"
 #include "arguments.hpp"
+#include "one_launch.hpp"
 #include "pipeline.hpp"
+
+#include <climits>
+#include <limits>
 
 namespace cv { namespace cuda {
 
@@ -27,6 +31,7 @@ public:
 
     ~ConnectedComponentsAnalyzerImpl() CV_OVERRIDE
     {
+        releaseAsyncScratch();
         if (copied_)
             cudaEventDestroy(copied_);
         if (count_)
@@ -93,15 +98,79 @@ public:
         }
     }
 
+    void applyAsync(InputArray image, InputOutputArray labels, InputOutputArray stats, InputOutputArray centroids,
+                    InputOutputArray count, Stream& stream) CV_OVERRIDE
+    {
+        CV_INSTRUMENT_REGION();
+        const int capacity = checkAsyncArguments(image, labels, stats, centroids, count, ltype_, algorithm_);
+        requireDevice();
+        const GpuMat img = image.getGpuMat();
+        if (!oneLaunchAvailable(img.rows, img.cols))
+            CV_Error(Error::StsNotImplemented, "applyAsync: this device cannot launch cooperative kernels");
+        const cudaStream_t s = StreamAccessor::getStream(stream);
+        const bool wantStats = stats.needed() || centroids.needed();
+        const size_t need = oneLaunchScratchBytes(img.rows, img.cols, connectivity_, wantStats);
+        if (asyncBytes_ < need)
+        {
+            // Not while the stream is captured: the graph would own the allocation (and a free).
+            cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+            checkCuda(cudaStreamIsCapturing(s, &capturing), "cudaStreamIsCapturing");
+            if (capturing != cudaStreamCaptureStatusNone)
+                CV_Error_(Error::StsBadArg, ("image: a %dx%d image needs %zu bytes of the object's device memory, it holds "
+                                             "%zu, and nothing is allocated while the stream is captured: call applyAsync "
+                                             "once outside capture on an image of this size first",
+                                             img.cols, img.rows, need, asyncBytes_));
+            if (asyncScratch_)
+                checkCuda(cudaFreeAsync(asyncScratch_, s), "cudaFreeAsync (applyAsync memory)");
+            asyncScratch_ = nullptr;
+            asyncBytes_ = 0;
+            asyncScratch_ = allocateFromPool(need, s);
+            asyncBytes_ = need;
+        }
+        BinaryImage b;
+        b.data = img.ptr<uchar>();
+        b.step = img.step;
+        b.rows = img.rows;
+        b.cols = img.cols;
+        OneLaunchOutputs o;
+        if (labels.needed())
+        {
+            const GpuMat l = labels.getGpuMat();
+            o.labels = l.data;
+            o.labelsStep = l.step;
+        }
+        o.labels16u = ltype_ == CV_16U;
+        o.maxLabel = ltype_ == CV_16U ? USHRT_MAX : INT_MAX;
+        o.wantStats = wantStats;
+        if (stats.needed())
+        {
+            GpuMat m = stats.getGpuMat();
+            o.stats = m.ptr<int>();
+            o.statsStep = m.step;
+        }
+        if (centroids.needed())
+        {
+            GpuMat m = centroids.getGpuMat();
+            o.centroids = m.ptr<double>();
+            o.centroidsStep = m.step;
+        }
+        // Without stats and centroids there is nothing a capacity could cut short: status 1 never arises.
+        o.capacity = wantStats ? capacity : INT_MAX;
+        GpuMat countMat = count.getGpuMat();
+        o.labelCountAndStatus = countMat.ptr<int>();
+        oneLaunch(b, connectivity_, asyncScratch_, o, std::numeric_limits<double>::quiet_NaN(), s);
+    }
+
     size_t getMemoryBytes() const CV_OVERRIDE
     {
-        return arena_.bytes() + pinned_.bytes() + (count_ ? sizeof(int) : 0);
+        return arena_.bytes() + pinned_.bytes() + asyncBytes_ + (count_ ? sizeof(int) : 0);
     }
 
     void releaseMemory() CV_OVERRIDE
     {
         arena_.release();
         pinned_.release();
+        releaseAsyncScratch();
     }
 
     int getAlgorithm() const CV_OVERRIDE { return algorithm_; }
@@ -109,6 +178,20 @@ public:
     int getLType() const CV_OVERRIDE { return ltype_; }
 
 private:
+    /** applyAsync's memory: its calls are not tracked by events (graphs may replay them), so the device is
+    waited for before it is freed. Freed stream-ordered into the pool it came from, on the per-thread stream as the
+    arena does (the CUDACCA_Async tests check that the pool's memory in use returns to where it was). */
+    void releaseAsyncScratch() noexcept
+    {
+        if (!asyncScratch_)
+            return;
+        cudaDeviceSynchronize();
+        cudaFreeAsync(asyncScratch_, cudaStreamPerThread);
+        cudaStreamSynchronize(cudaStreamPerThread);
+        asyncScratch_ = nullptr;
+        asyncBytes_ = 0;
+    }
+
     static void requireDevice()
     {
         if (getCudaEnabledDeviceCount() <= 0)
@@ -121,6 +204,8 @@ private:
     PinnedArena pinned_;
     AlgorithmInstance stages_;
     int* count_ = nullptr;         //!< pinned
+    void* asyncScratch_ = nullptr; //!< applyAsync's device memory (from the pool)
+    size_t asyncBytes_ = 0;
     cudaEvent_t copied_ = nullptr;
 };
 

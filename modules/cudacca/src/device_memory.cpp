@@ -239,6 +239,8 @@ void trimTemporaryPool() noexcept
 
 size_t cudaAllocationCount() { return cudaAllocations.load(); }
 
+void* allocateFromPool(size_t bytes, cudaStream_t stream) { return poolAllocate(bytes, stream); }
+
 void countPinnedAllocation() { ++cudaAllocations; }
 
 void PinnedArena::beginCall(size_t bytes)

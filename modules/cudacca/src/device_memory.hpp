@@ -128,6 +128,10 @@ private:
     Arena* previous_;
 };
 
+/** `bytes` of device memory from cudacca's pool of the current device, stream-ordered on `stream` (free it with
+cudaFreeAsync, or cudaFree once the device is idle). For memory an object keeps outside any call. */
+void* allocateFromPool(size_t bytes, cudaStream_t stream);
+
 /** Counts a cudaHostAlloc for cudaAllocationCount() (allocation_count.hpp). */
 void countPinnedAllocation();
 

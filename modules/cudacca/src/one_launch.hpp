@@ -32,9 +32,11 @@ for the label bound. */
 size_t oneLaunchScratchBytes(int rows, int cols, int connectivity, bool wantStats);
 
 /** One call's outputs. The statistics of labels 0..N go to the HOST staging (mapped pinned memory, rows
-packed) when it is given and holds N + 1 rows, else to the DEVICE staging (packed, the label bound's rows);
-the host knows which from N. With more labels than `maxLabel` (CV_16U: 65535) nothing but `count` is
-written, so that the call can refuse with every output untouched. */
+packed) when it is given and holds N + 1 rows, else to the DEVICE ones (`capacity` rows `statsStep` and
+`centroidsStep` bytes apart: the synchronous call's staging of the label bound's rows, or applyAsync's
+caller's arrays); the host knows which from N. With more labels than `capacity`, stats and centroids are
+not written. With more labels than `maxLabel` (CV_16U: 65535) nothing but the counts is written, so that
+the call can refuse with every output untouched. */
 struct OneLaunchOutputs
 {
     void* labels = nullptr;  //!< int32 or uint16 (labels16u), rows `labelsStep` bytes apart; null: not wanted
@@ -42,12 +44,18 @@ struct OneLaunchOutputs
     bool labels16u = false;
     int maxLabel = 0;
     bool wantStats = false;
-    int* stats = nullptr;          //!< device staging (null: stats not wanted)
-    double* centroids = nullptr;   //!< device staging (null: centroids not wanted)
+    int* stats = nullptr;          //!< device rows (null: stats not wanted)
+    double* centroids = nullptr;   //!< device rows (null: centroids not wanted)
+    size_t statsStep = 0, centroidsStep = 0; //!< bytes between the device rows
+    int capacity = 0;              //!< device rows of stats and centroids
     int* statsHost = nullptr;      //!< mapped host staging, hostRows rows (null: none)
     double* centroidsHost = nullptr;
     int hostRows = 0;
-    int* count = nullptr;          //!< mapped host int: N, the number of foreground components
+    int* count = nullptr;          //!< mapped host int: the number of foreground components (null: none)
+    /** Device ints (null: none), applyAsync's count: [0] = the number of labels, background included;
+    [1] = 0 when every output was written, 1 when stats and centroids were not (more labels than `capacity`),
+    2 when nothing but these counts was (more labels than `maxLabel`). */
+    int* labelCountAndStatus = nullptr;
 };
 
 /** Queues the kernel. `scratch` holds oneLaunchScratchBytes(); `emptyCentroid` as in finalizeStatistics. */

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include "test_utils.hpp"
+#include "../src/one_launch.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -243,10 +244,11 @@ The function itself still allocates when it gets an empty GpuMat; the fuzzer doe
 struct FuzzWorkspace
 {
     static const int kMaxSide = 3000 + 16;
-    cv::cuda::GpuMat input, labels, stats, centroids;
+    cv::cuda::GpuMat input, labels, stats, centroids, count;
 
     FuzzWorkspace()
     {
+        count.create(1, 2, CV_32SC1); // applyAsync's N and status
         input.create(kMaxSide, kMaxSide, CV_8UC1);
         labels.create(kMaxSide, kMaxSide, CV_32SC1);
         const int maxLabels = (3000 * 3000 + 1) / 2 + 2;
@@ -365,6 +367,13 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
             const uint64_t route = splitmix64(seed ^ (uint64_t)(algorithm * 64 + connectivity * 2 + (ltype == CV_16U)));
             const bool viaAnalyzer = route % 4 == 0;
             const bool analyzerOutputs = viaAnalyzer && (route >> 8) % 2 == 0;
+            // Half of the other analyzer calls of CCA_DEFAULT go through applyAsync where it applies (GpuMat input
+            // of at most kOneLaunchMaxPixels, GpuMat or no outputs): the stats views hold exactly N rows, so the
+            // capacity is N and everything must be written (status 0), or nothing but the count (status 2: CV_16U).
+            const bool viaAsync = viaAnalyzer && !analyzerOutputs && algorithm == cv::cuda::CCA_DEFAULT &&
+                                  (route >> 16) % 2 == 0 && inputMode != 2 &&
+                                  (long long)img.total() <= cv::cuda::cudacca::kOneLaunchMaxPixels &&
+                                  (labelsMode == 0 || labelsMode == 3) && statsMode != 1 && centroidsMode != 1;
             const std::string what = cv::format(
                 "seed 0x%016llx (replay: CUDACCA_FUZZ_REPLAY=0x%016llx): %s %dx%d %s, %s, input %s, labels %s, "
                 "stats %s, centroids %s%s", (unsigned long long)seed, (unsigned long long)seed, f.kind.c_str(), img.cols,
@@ -372,7 +381,8 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
                 inputMode == 0 ? "GpuMat" : inputMode == 1 ? "GpuMat ROI" : "Mat", lNames[labelsMode],
                 analyzerOutputs && statsMode == 0 ? "the analyzer's" : sNames[statsMode],
                 analyzerOutputs && centroidsMode == 0 ? "the analyzer's" : sNames[centroidsMode],
-                viaAnalyzer ? ", through a ConnectedComponentsAnalyzer" : "");
+                viaAsync ? ", through ConnectedComponentsAnalyzer::applyAsync"
+                         : viaAnalyzer ? ", through a ConnectedComponentsAnalyzer" : "");
 
             const cv::Scalar labelPoison(ltype == CV_16U ? kPoisonLabel16 : kPoisonLabel32);
             cv::cuda::GpuMat lWhole, lGpu, lAlloc, sGpu, cGpu;
@@ -408,7 +418,21 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
                 kept->statsOut = kept->centroidsOut = cv::cuda::GpuMat();
             try
             {
-                if (viaAnalyzer)
+                if (viaAsync)
+                {
+                    cv::cuda::GpuMat noLabels, noStats, noCentroids;
+                    kept->analyzer->applyAsync(in, labelsMode == 0 ? cv::_InputOutputArray(lGpu) : cv::noArray(),
+                                               statsMode == 0 ? cv::_InputOutputArray(sGpu) : cv::noArray(),
+                                               centroidsMode == 0 ? cv::_InputOutputArray(cGpu) : cv::noArray(),
+                                               ws.count, stream);
+                    const cv::Mat c = download(ws.count, stream);
+                    n = c.at<int>(0);
+                    if (c.at<int>(1) == 2)
+                        CV_Error(cv::Error::StsOutOfRange, "applyAsync: status 2 (more labels than CV_16U holds)");
+                    if (c.at<int>(1) != 0)
+                        CV_Error_(cv::Error::StsError, ("applyAsync: status %d with a capacity of N", c.at<int>(1)));
+                }
+                else if (viaAnalyzer)
                     n = kept->analyzer->apply(inArr, lArr, sArr, cArr, stream);
                 else
                     n = cv::cuda::connectedComponentsWithStats(inArr, lArr, sArr, cArr, connectivity, ltype, algorithm, stream);

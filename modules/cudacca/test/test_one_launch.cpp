@@ -9,6 +9,12 @@
 #include "test_utils.hpp"
 #include "../src/one_launch.hpp"
 
+#include "opencv2/core/cuda_stream_accessor.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <functional>
+
 namespace opencv_test { namespace {
 
 using namespace cudacca_test;
@@ -115,6 +121,217 @@ TEST(CUDACCA_OneLaunch, TooManyLabelsFor16UWritesNothing)
     HostResult got;
     got.n = a->apply(small, got.labels, got.stats, got.centroids);
     EXPECT_TRUE(matchesCpu(cpuReference(small, 4), CV_16U, got)) << "after the refused call";
+}
+
+}} // namespace opencv_test
+
+// ---- ConnectedComponentsAnalyzer::applyAsync (issue 13, item 5) -------------------------------------------
+
+namespace opencv_test { namespace {
+
+using namespace cudacca_test;
+
+//! A GpuMat header over an address that is never dereferenced: every call below must fail its argument check.
+cv::cuda::GpuMat fakeGpuMat(int rows, int cols, int type, uintptr_t address)
+{
+    return cv::cuda::GpuMat(rows, cols, type, reinterpret_cast<void*>(address), cols * CV_ELEM_SIZE(type));
+}
+
+TEST(CUDACCA_Async, BadArgumentsNamedBeforeAnyGpuWork)
+{
+    // Runs with and without a device: every case is refused by the argument check, naming the argument.
+    const cv::cuda::GpuMat image = fakeGpuMat(48, 64, CV_8UC1, 0x100000);
+    const cv::cuda::GpuMat labels = fakeGpuMat(48, 64, CV_32SC1, 0x200000);
+    const cv::cuda::GpuMat stats = fakeGpuMat(100, 5, CV_32SC1, 0x300000);
+    const cv::cuda::GpuMat centroids = fakeGpuMat(100, 2, CV_64FC1, 0x400000);
+    const cv::cuda::GpuMat count = fakeGpuMat(1, 2, CV_32SC1, 0x500000);
+    cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer> a = cv::cuda::createConnectedComponentsAnalyzer();
+    cv::cuda::Stream null = cv::cuda::StreamAccessor::wrapStream(nullptr); // Stream::Null() needs a driver
+    struct Case
+    {
+        const char* what;
+        std::function<void()> call;
+        int code;
+        const char* names;
+    };
+    const cv::Mat hostImage(48, 64, CV_8UC1, cv::Scalar(1));
+    cv::Mat hostLabels(48, 64, CV_32SC1);
+    const std::vector<Case> cases = {
+        { "another algorithm", [&] { cv::cuda::createConnectedComponentsAnalyzer(cv::cuda::CCA_BKE)->applyAsync(
+              image, labels, stats, centroids, count, null); }, cv::Error::StsNotImplemented, "CCA_DEFAULT" },
+        { "host image", [&] { a->applyAsync(hostImage, labels, stats, centroids, count, null); }, cv::Error::StsBadArg, "image" },
+        { "image too large", [&] { a->applyAsync(fakeGpuMat(1025, 2048, CV_8UC1, 0x100000), cv::noArray(), cv::noArray(),
+              cv::noArray(), count, null); }, cv::Error::StsOutOfRange, "image" },
+        { "labels of another type", [&] { a->applyAsync(image, fakeGpuMat(48, 64, CV_16UC1, 0x200000), stats, centroids,
+              count, null); }, cv::Error::StsUnsupportedFormat, "labels" },
+        { "labels of another size", [&] { a->applyAsync(image, fakeGpuMat(47, 64, CV_32SC1, 0x200000), stats, centroids,
+              count, null); }, cv::Error::StsBadSize, "labels" },
+        { "host labels", [&] { a->applyAsync(image, hostLabels, stats, centroids, count, null); }, cv::Error::StsBadArg, "labels" },
+        { "stats of 4 columns", [&] { a->applyAsync(image, labels, fakeGpuMat(100, 4, CV_32SC1, 0x300000), centroids,
+              count, null); }, cv::Error::StsBadSize, "stats" },
+        { "capacities differ", [&] { a->applyAsync(image, labels, stats, fakeGpuMat(99, 2, CV_64FC1, 0x400000), count,
+              null); }, cv::Error::StsBadSize, "centroids" },
+        { "no count", [&] { a->applyAsync(image, labels, stats, centroids, cv::noArray(), null); }, cv::Error::StsBadArg, "count" },
+        { "count 1x1", [&] { a->applyAsync(image, labels, stats, centroids, fakeGpuMat(1, 1, CV_32SC1, 0x500000), null); },
+          cv::Error::StsBadSize, "count" },
+        { "labels over the image", [&] { a->applyAsync(image, fakeGpuMat(48, 64, CV_32SC1, 0x100000), stats, centroids,
+              count, null); }, cv::Error::StsBadArg, "labels" },
+    };
+    for (const Case& c : cases)
+    {
+        SCOPED_TRACE(c.what);
+        try
+        {
+            c.call();
+            ADD_FAILURE() << "no exception";
+        }
+        catch (const cv::Exception& e)
+        {
+            EXPECT_EQ(c.code, e.code) << e.what();
+            EXPECT_NE(std::string::npos, e.err.find(c.names)) << e.err;
+        }
+    }
+}
+
+struct AsyncOutputs
+{
+    cv::cuda::GpuMat labels, stats, centroids, count;
+    AsyncOutputs(cv::Size size, int ltype, int capacity)
+        : labels(poisonedLabels(size, ltype)), stats(poisonedStats(capacity)), centroids(poisonedCentroids(capacity)),
+          count(cv::Mat(1, 2, CV_32SC1, cv::Scalar(-7)))
+    {
+    }
+    cv::Mat countHost() const { cv::Mat h; count.download(h); return h; }
+};
+
+//! The outputs against the CPU: labels (unless `labelsKept`: still poisoned), N and status, and the stats rows
+//! 0..N-1 when written (rows past N, or all of them when not written, still poisoned).
+::testing::AssertionResult asyncMatchesCpu(const CCResult& ref, int ltype, const AsyncOutputs& o, int status)
+{
+    const cv::Mat count = o.countHost();
+    if (count.at<int>(0) != ref.n || count.at<int>(1) != status)
+        return ::testing::AssertionFailure() << "count [" << count.at<int>(0) << ", " << count.at<int>(1) << "], expected ["
+                                             << ref.n << ", " << status << "]";
+    cv::Mat labels, stats, centroids;
+    o.labels.download(labels);
+    o.stats.download(stats);
+    o.centroids.download(centroids);
+    const cv::Mat expectedLabels_ = status == 2 ? poisonedLabels(labels.size(), ltype) : expectedLabels(ref, ltype);
+    if (!bytesEqual(expectedLabels_, labels))
+        return ::testing::AssertionFailure() << "labels: " << labelsEqual(expectedLabels_, labels).message();
+    const int capacity = stats.rows;
+    cv::Mat expectedStats = poisonedStats(capacity), expectedCentroids = poisonedCentroids(capacity);
+    if (status == 0)
+    {
+        ref.stats.copyTo(expectedStats.rowRange(0, ref.n));
+        ref.centroids.copyTo(expectedCentroids.rowRange(0, ref.n));
+    }
+    if (!bytesEqual(expectedStats, stats))
+        return ::testing::AssertionFailure() << "stats: " << statsEqual(expectedStats, stats).message();
+    if (!bytesEqual(expectedCentroids, centroids))
+        return ::testing::AssertionFailure() << "centroids differ (bitwise)";
+    return ::testing::AssertionSuccess();
+}
+
+TEST(CUDACCA_Async, SameAsTheCpuAndCapacityRespected)
+{
+    // Random images of several sizes, both connectivities, both label types: with room for every label (the
+    // rows past N keep their poison), and with one row too few (stats and centroids untouched, labels written).
+    skipIfNoCudaDevice();
+    std::mt19937 rng(testSeed());
+    const size_t inUse = poolBytesInUse();
+    for (int connectivity : { 4, 8 })
+        for (int ltype : testedLabelTypes())
+        {
+            cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer> a =
+                cv::cuda::createConnectedComponentsAnalyzer(cv::cuda::CCA_DEFAULT, connectivity, ltype);
+            cv::cuda::Stream stream;
+            for (const cv::Size size : { cv::Size(640, 480), cv::Size(17, 1), cv::Size(333, 777), cv::Size(640, 480) })
+                for (bool roomForAll : { true, false })
+                {
+                    const cv::Mat img = randomBlockImage(size, 0.3 + 0.1 * (rng() % 5), 1 + static_cast<int>(rng() % 4), rng);
+                    const CCResult ref = cpuReference(img, connectivity);
+                    if (overflows(ref, ltype) || (!roomForAll && ref.n < 2))
+                        continue;
+                    SCOPED_TRACE(cv::format("%d-connectivity, %s, %dx%d, N = %d, %s", connectivity, ltypeName(ltype).c_str(),
+                                            size.width, size.height, ref.n, roomForAll ? "room for all" : "capacity N - 1"));
+                    AsyncOutputs o(size, ltype, roomForAll ? ref.n + 3 : ref.n - 1);
+                    const cv::cuda::GpuMat d(img);
+                    a->applyAsync(d, o.labels, o.stats, o.centroids, o.count, stream);
+                    stream.waitForCompletion();
+                    EXPECT_TRUE(asyncMatchesCpu(ref, ltype, o, roomForAll ? 0 : 1));
+                }
+        }    EXPECT_EQ(inUse, poolBytesInUse()) << "the analyzers gave their memory back to the pool";
+}
+
+TEST(CUDACCA_Async, TooManyLabelsFor16UWritesOnlyTheCount)
+{
+    skipIfNoCudaDevice();
+    const cv::Mat img = checkerboard(cv::Size(512, 512));
+    const CCResult ref = cpuReference(img, 4);
+    cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer> a = cv::cuda::createConnectedComponentsAnalyzer(cv::cuda::CCA_DEFAULT, 4, CV_16U);
+    AsyncOutputs o(img.size(), CV_16U, 10);
+    a->applyAsync(cv::cuda::GpuMat(img), o.labels, o.stats, o.centroids, o.count, cv::cuda::Stream::Null());
+    cv::cuda::Stream::Null().waitForCompletion();
+    EXPECT_TRUE(asyncMatchesCpu(ref, CV_16U, o, 2));
+}
+
+TEST(CUDACCA_Async, ReplayedInACudaGraph)
+{
+    // The call captured once into a CUDA graph (after a first call outside capture sized the object's memory),
+    // then the graph replayed on new images uploaded into the same input: each replay equals the CPU. A
+    // captured call that would need more memory is refused.
+    skipIfNoCudaDevice();
+    std::mt19937 rng(testSeed());
+    const size_t inUse = poolBytesInUse();
+    const cv::Size size(700, 500);
+    cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer> a = cv::cuda::createConnectedComponentsAnalyzer();
+    cudaStream_t raw = nullptr;
+    ASSERT_EQ(cudaSuccess, cudaStreamCreateWithFlags(&raw, cudaStreamNonBlocking));
+    cv::cuda::Stream stream = cv::cuda::StreamAccessor::wrapStream(raw);
+    cv::cuda::GpuMat input(size, CV_8UC1);
+    const int capacity = 20000;
+    AsyncOutputs o(size, CV_32S, capacity);
+    input.upload(randomBlockImage(size, 0.4, 2, rng));
+    a->applyAsync(input, o.labels, o.stats, o.centroids, o.count, stream); // outside capture: sizes the memory
+    stream.waitForCompletion();
+
+    // more scratch than the first call's (its forest alone, 4 bytes a pixel, exceeds the first call's forest and
+    // statistics); allocated before the capture begins
+    const cv::cuda::GpuMat larger(1440, 1440, CV_8UC1, cv::Scalar(0));
+    ASSERT_EQ(cudaSuccess, cudaStreamBeginCapture(raw, cudaStreamCaptureModeThreadLocal));
+    int refusal = 0;
+    try
+    {
+        a->applyAsync(larger, cv::noArray(), cv::noArray(), cv::noArray(), o.count, stream);
+    }
+    catch (const cv::Exception& e)
+    {
+        refusal = e.code;
+    }
+    EXPECT_EQ(cv::Error::StsBadArg, refusal) << "a captured call that needs more memory must be refused";
+    a->applyAsync(input, o.labels, o.stats, o.centroids, o.count, stream);
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaSuccess, cudaStreamEndCapture(raw, &graph));
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaSuccess, cudaGraphInstantiate(&exec, graph, 0));
+    for (int replay = 0; replay < 4; ++replay)
+    {
+        const cv::Mat img = randomBlockImage(size, 0.2 + 0.15 * replay, 1 + replay, rng);
+        const CCResult ref = cpuReference(img, 8);
+        input.upload(img);
+        o.stats.upload(poisonedStats(capacity));
+        o.centroids.upload(poisonedCentroids(capacity));
+        ASSERT_EQ(cudaSuccess, cudaGraphLaunch(exec, raw));
+        ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(raw));
+        SCOPED_TRACE(cv::format("replay %d, N = %d", replay, ref.n));
+        EXPECT_TRUE(asyncMatchesCpu(ref, CV_32S, o, ref.n <= capacity ? 0 : 1));
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    a->releaseMemory();
+    EXPECT_EQ(inUse, poolBytesInUse()) << "releaseMemory() gave the object's memory back to the pool";
+    cudaStreamDestroy(raw);
 }
 
 }} // namespace opencv_test

@@ -172,6 +172,14 @@ inline void skipIfNoCudaDevice()
         throw cvtest::SkipTestException(noDeviceReason());
 }
 
+//! Bytes of cudacca's pool in use now (its high-water mark reset, then read): memory an object forgot to give
+//! back shows here.
+inline size_t poolBytesInUse()
+{
+    cv::cuda::getConnectedComponentsPeakBytes(true);
+    return cv::cuda::getConnectedComponentsPeakBytes();
+}
+
 // =====================================================================================================
 // Seeds: a fresh one per test from std::random_device, printed; CUDACCA_TEST_SEED=<n> replays it.
 // =====================================================================================================

@@ -149,6 +149,26 @@ public:
     /** @brief On @p stream. */
     CV_WRAP virtual int apply(InputArray image, OutputArray labels, OutputArray stats, OutputArray centroids,
                               Stream& stream) = 0;
+    /** @brief apply() without any wait on the host, for CUDA graph capture: N and every output stay on the device.
+
+    CCA_DEFAULT only, on images of up to 2^21 pixels: its one-launch path, one cooperative kernel on @p stream and
+    nothing else (cv::Error::StsNotImplemented for another algorithm or a device without cooperative launch).
+    Nothing is allocated while @p stream is being captured: a first call outside capture, on an image of the
+    largest size to come, sizes the object's device memory (a captured call that needs more raises
+    cv::Error::StsBadArg). A graph that captured a call uses that memory: releaseMemory() only once no such
+    graph runs any more. Calls of one object must be ordered (one stream, or the caller orders them).
+    @param image CV_8UC1 or CV_8SC1 GpuMat, at most 2^21 pixels.
+    @param labels GpuMat of the image's size and the object's ltype, written in place, or noArray().
+    @param stats CV_32SC1 GpuMat of 5 columns whose rows are the CAPACITY, written in place (rows 0..N-1) when N
+    <= capacity, or noArray().
+    @param centroids CV_64FC1 GpuMat of 2 columns, the same rows as @p stats when both are given, or noArray().
+    @param count CV_32SC1 GpuMat of 1 x 2 (cols x rows: 2 x 1), written on the device: [0] = N, the number of
+    labels including the background; [1] = 0 when every output was written, 1 when N exceeds the capacity
+    (@p stats and @p centroids not written, @p labels written; only when one of them is given), 2 when N exceeds what ltype holds (CV_16U: only
+    @p count written).
+    Arguments are checked as in apply(), before any GPU work; none is reallocated. */
+    CV_WRAP virtual void applyAsync(InputArray image, InputOutputArray labels, InputOutputArray stats,
+                                    InputOutputArray centroids, InputOutputArray count, Stream& stream) = 0;
     /** @brief Device and pinned host memory the object holds now, in bytes. */
     CV_WRAP virtual size_t getMemoryBytes() const = 0;
     /** @brief Waits for the last call, then frees the object's device and host memory (it grows again on

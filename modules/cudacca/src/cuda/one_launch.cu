@@ -299,7 +299,13 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     total = blockSum(total, reduceScratch);
     if (blockIdx.x == 0 && threadIdx.x == 0)
     {
-        *p.out.count = total;
+        if (p.out.count)
+            *p.out.count = total;
+        if (p.out.labelCountAndStatus)
+        {
+            p.out.labelCountAndStatus[0] = total + 1;
+            p.out.labelCountAndStatus[1] = total > p.out.maxLabel ? 2 : total + 1 > p.out.capacity ? 1 : 0;
+        }
         if (kStats && total <= p.out.maxLabel)
             device::resetAccumulators(p.acc, 0);
     }
@@ -395,13 +401,19 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     grid.sync();
     CUDACCA_ONE_LAUNCH_PHASE_END(5);
 
-    // 6 finish: labels 0..N, to the mapped host staging when it holds them, else to the device staging.
+    // 6 finish: labels 0..N, to the mapped host staging when it holds them, else to the device rows when
+    // they do (packed host rows; device rows statsStep / centroidsStep bytes apart).
     const bool toHost = total + 1 <= p.out.hostRows;
-    int* const stats = toHost && p.out.statsHost ? p.out.statsHost : p.out.stats;
-    double* const centroids = toHost && p.out.centroidsHost ? p.out.centroidsHost : p.out.centroids;
+    if (!toHost && total + 1 > p.out.capacity)
+        return;
+    char* const stats = reinterpret_cast<char*>(toHost && p.out.statsHost ? p.out.statsHost : p.out.stats);
+    char* const centroids = reinterpret_cast<char*>(toHost && p.out.centroidsHost ? p.out.centroidsHost : p.out.centroids);
+    const size_t statsStep = toHost && p.out.statsHost ? sizeof(int) * kStatsColumns : p.out.statsStep;
+    const size_t centroidsStep = toHost && p.out.centroidsHost ? sizeof(double) * 2 : p.out.centroidsStep;
     for (int l = blockIdx.x * kThreads + threadIdx.x; l <= total; l += gridDim.x * kThreads)
-        device::finalizeLabel(p.acc, l, stats ? stats + static_cast<size_t>(l) * kStatsColumns : nullptr,
-                              centroids ? centroids + static_cast<size_t>(l) * 2 : nullptr, p.emptyCentroid);
+        device::finalizeLabel(p.acc, l, stats ? reinterpret_cast<int*>(stats + static_cast<size_t>(l) * statsStep) : nullptr,
+                              centroids ? reinterpret_cast<double*>(centroids + static_cast<size_t>(l) * centroidsStep) : nullptr,
+                              p.emptyCentroid);
     CUDACCA_ONE_LAUNCH_PHASE_END(6);
 }
 

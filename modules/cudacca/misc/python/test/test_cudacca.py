@@ -108,6 +108,8 @@ class CudaccaBindingTest(unittest.TestCase):
             cv2.cuda.createConnectedComponentsAnalyzer(cv2.cuda.CCA_BKE, 4)
         with self.assertRaisesRegex(cv2.error, "ltype"):
             cv2.cuda.createConnectedComponentsAnalyzer(cv2.cuda.CCA_DEFAULT, 8, cv2.CV_8U)
+        # applyAsync (graph capture: GpuMat outputs written in place, N on the device) is bound too.
+        self.assertTrue(callable(getattr(a, "applyAsync", None)))
 
     def run_child(self, script):
         # A child interpreter: if a call aborted the interpreter (as the generated binding's default
@@ -305,6 +307,26 @@ class CudaccaGpuTest(unittest.TestCase):
                                  (n, d_labels.download(), d_stats.download(), d_centroids.download()))
         self.assertGreater(a.getMemoryBytes(), 0)
         a.releaseMemory()
+
+    def test_analyzer_async_matches_cpu(self):
+        # applyAsync: preallocated GpuMat outputs written in place, N and a status in a device 1x2 int array.
+        a = cv2.cuda.createConnectedComponentsAnalyzer(cv2.cuda.CCA_DEFAULT, 8, cv2.CV_32S)
+        stream = cv2.cuda.Stream()
+        for name, img in self.images():
+            with self.subTest(name):
+                n, labels, stats, centroids = cpu_reference(img, 8, cv2.CV_32S)
+                capacity = n + 2
+                d_img = cv2.cuda_GpuMat()
+                d_img.upload(img)
+                d_labels = cv2.cuda_GpuMat(img.shape[0], img.shape[1], cv2.CV_32SC1)
+                d_stats = cv2.cuda_GpuMat(capacity, 5, cv2.CV_32SC1)
+                d_centroids = cv2.cuda_GpuMat(capacity, 2, cv2.CV_64FC1)
+                d_count = cv2.cuda_GpuMat(1, 2, cv2.CV_32SC1)
+                a.applyAsync(d_img, d_labels, d_stats, d_centroids, d_count, stream)
+                stream.waitForCompletion()
+                self.assertEqual(d_count.download().ravel().tolist(), [n, 0], name)
+                self.assert_same(name + " (applyAsync)", (n, labels, stats, centroids),
+                                 (n, d_labels.download(), d_stats.download()[:n], d_centroids.download()[:n]))
 
     def test_gpumat_roi(self):
         seed = BASE_SEED + 200
