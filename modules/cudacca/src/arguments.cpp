@@ -84,19 +84,28 @@ const AlgorithmRow& checkSettings(int connectivity, int ltype, int algorithm)
     return *row;
 }
 
+namespace {
+
+/** An input image (`name`: "image", or "images[k]" in a batch): non-empty, one 8-bit channel, not too large. */
+void checkImage(int type, Size size, const std::string& name)
+{
+    if (size.area() == 0)
+        CV_Error_(Error::StsBadArg, ("%s is empty: expected a non-empty CV_8UC1 or CV_8SC1 image", name.c_str()));
+    if (type != CV_8UC1 && type != CV_8SC1)
+        CV_Error_(Error::StsUnsupportedFormat, ("%s must be CV_8UC1 or CV_8SC1 (one 8-bit channel), got %s",
+                                                name.c_str(), typeToString(type).c_str()));
+    if (static_cast<long long>(size.width) * size.height > INT_MAX - 1)
+        CV_Error_(Error::StsOutOfRange, ("%s has %lld pixels: at most %d are supported", name.c_str(),
+                                         static_cast<long long>(size.width) * size.height, INT_MAX - 1));
+}
+
+} // namespace
+
 const AlgorithmRow& checkArguments(InputArray image, OutputArray labels, OutputArray stats, OutputArray centroids,
                                    int connectivity, int ltype, int algorithm)
 {
-    if (image.empty())
-        CV_Error(Error::StsBadArg, "image is empty: expected a non-empty CV_8UC1 or CV_8SC1 image");
-    const int type = image.type();
-    if (type != CV_8UC1 && type != CV_8SC1)
-        CV_Error_(Error::StsUnsupportedFormat,
-                  ("image must be CV_8UC1 or CV_8SC1 (one 8-bit channel), got %s", typeToString(type).c_str()));
     const Size size = image.size();
-    if (static_cast<long long>(size.width) * size.height > INT_MAX - 1)
-        CV_Error_(Error::StsOutOfRange, ("image has %lld pixels: at most %d are supported",
-                                         static_cast<long long>(size.width) * size.height, INT_MAX - 1));
+    checkImage(image.type(), size, "image");
     const AlgorithmRow& row = checkSettings(connectivity, ltype, algorithm);
 
     checkOutputObject(labels, "labels", ltype, size);
@@ -146,12 +155,8 @@ int checkAsyncArguments(InputArray image, InputOutputArray labels, InputOutputAr
                                              "algorithm is %d", algorithm));
     if (image.kind() != _InputArray::CUDA_GPU_MAT)
         CV_Error(Error::StsBadArg, "image must be a cv::cuda::GpuMat for applyAsync (an upload would wait)");
-    if (image.empty())
-        CV_Error(Error::StsBadArg, "image is empty: expected a non-empty CV_8UC1 or CV_8SC1 image");
-    if (image.type() != CV_8UC1 && image.type() != CV_8SC1)
-        CV_Error_(Error::StsUnsupportedFormat, ("image must be CV_8UC1 or CV_8SC1 (one 8-bit channel), got %s",
-                                                typeToString(image.type()).c_str()));
     const Size size = image.size();
+    checkImage(image.type(), size, "image");
     if (static_cast<long long>(size.width) * size.height > kOneLaunchMaxPixels)
         CV_Error_(Error::StsOutOfRange, ("image has %lld pixels: applyAsync takes at most %lld (2^21)",
                                          static_cast<long long>(size.width) * size.height, kOneLaunchMaxPixels));
@@ -181,6 +186,44 @@ void checkLabelCount(int labelCount, int ltype, OutputArray stats, OutputArray c
                    labelCount));
     checkResultSize(stats, "stats", Size(CC_STAT_MAX, labelCount));
     checkResultSize(centroids, "centroids", Size(2, labelCount));
+}
+
+
+void checkBatchArguments(InputArrayOfArrays images, OutputArrayOfArrays labels, OutputArrayOfArrays stats,
+                         OutputArrayOfArrays centroids)
+{
+    if (images.kind() != _InputArray::STD_VECTOR_CUDA_GPU_MAT)
+        CV_Error_(Error::StsBadArg, ("images must be a std::vector<cv::cuda::GpuMat>, got another kind of array "
+                                     "(_InputArray kind %d)", images.kind() >> _InputArray::KIND_SHIFT));
+    const std::vector<GpuMat>& in = *static_cast<const std::vector<GpuMat>*>(images.getObj());
+    for (size_t k = 0; k < in.size(); ++k)
+        checkImage(in[k].type(), in[k].size(), "images[" + std::to_string(k) + "]");
+    auto checkKind = [&in](OutputArrayOfArrays out, const char* name, bool hostAllowed) {
+        if (!out.needed())
+            return;
+        const int kind = out.kind();
+        if (kind != _InputArray::STD_VECTOR_CUDA_GPU_MAT && !(hostAllowed && kind == _InputArray::STD_VECTOR_MAT))
+            CV_Error_(Error::StsBadArg, ("%s must be %s or noArray() for applyBatch, got another kind of array "
+                                         "(_InputArray kind %d)", name,
+                                         hostAllowed ? "a std::vector<cv::cuda::GpuMat>, a std::vector<cv::Mat>"
+                                                     : "a std::vector<cv::cuda::GpuMat>",
+                                         kind >> _InputArray::KIND_SHIFT));
+        if (out.fixedSize() && out.total() != in.size())
+            CV_Error_(Error::StsBadSize, ("%s has the fixed length %zu, but there are %zu images", name, out.total(),
+                                          in.size()));
+    };
+    checkKind(labels, "labels", false);
+    checkKind(stats, "stats", true);
+    checkKind(centroids, "centroids", true);
+    // Labels written in place (an element of the image's size already) must not share memory with any image.
+    if (labels.needed())
+    {
+        const std::vector<GpuMat>& l = *static_cast<const std::vector<GpuMat>*>(labels.getObj());
+        for (size_t k = 0; k < l.size() && k < in.size(); ++k)
+            for (size_t i = 0; i < in.size(); ++i)
+                if (l[k].size() == in[k].size() && rangeOf(in[i]).overlaps(rangeOf(l[k])))
+                    CV_Error_(Error::StsBadArg, ("labels[%zu] must not share memory with images[%zu]", k, i));
+    }
 }
 
 }}} // namespace cv::cuda::cudacca

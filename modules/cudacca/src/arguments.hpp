@@ -28,6 +28,13 @@ documented sizes (never reallocated). Returns the capacity: the rows of stats or
 int checkAsyncArguments(InputArray image, InputOutputArray labels, InputOutputArray stats, InputOutputArray centroids,
                         InputOutputArray count, int ltype, int algorithm);
 
+/** Checks the arguments of ConnectedComponentsAnalyzer::applyBatch (the object's settings were checked at its
+creation): a std::vector<GpuMat> of images, each as checkArguments' image; labels a std::vector<GpuMat>, stats
+and centroids a std::vector<GpuMat> or std::vector<Mat>, or noArray(). A wrong element is named
+("images[3]"). */
+void checkBatchArguments(InputArrayOfArrays images, OutputArrayOfArrays labels, OutputArrayOfArrays stats,
+                         OutputArrayOfArrays centroids);
+
 /** Checks what only the number of labels decides: CV_16U capacity, fixed sizes of stats and centroids. */
 void checkLabelCount(int labelCount, int ltype, OutputArray stats, OutputArray centroids);
 

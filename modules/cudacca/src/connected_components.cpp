@@ -496,6 +496,167 @@ int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
 
 } // namespace
 
+void cudacca::connectedComponentsBatch(InputArrayOfArrays _images, OutputArrayOfArrays _labels,
+                                       OutputArrayOfArrays _stats, OutputArrayOfArrays _centroids,
+                                       std::vector<int>& counts, int connectivity, int ltype, Stream& stream,
+                                       CallResources& r, int& stagingRows)
+{
+    const std::vector<GpuMat>& images = *static_cast<const std::vector<GpuMat>*>(_images.getObj());
+    const int frames = static_cast<int>(images.size());
+    const cudaStream_t s = StreamAccessor::getStream(stream);
+    CV_Assert(r.arena && r.hostOutputs);
+
+    // The output vectors get one element per image (the elements are made or reused below).
+    if (_labels.needed())
+        _labels.getGpuMatVecRef().resize(frames);
+    auto sizeVector = [frames](OutputArrayOfArrays out, int type) {
+        if (!out.needed())
+            return;
+        if (out.kind() == _InputArray::STD_VECTOR_CUDA_GPU_MAT)
+            out.getGpuMatVecRef().resize(frames);
+        else
+            out.create(frames, 1, type, -1);
+    };
+    sizeVector(_stats, CV_32SC1);
+    sizeVector(_centroids, CV_64FC1);
+    auto element = [](OutputArrayOfArrays out, int k) -> _OutputArray {
+        if (!out.needed())
+            return _OutputArray();
+        if (out.kind() == _InputArray::STD_VECTOR_CUDA_GPU_MAT)
+            return _OutputArray(out.getGpuMatVecRef()[k]);
+        return _OutputArray(out.getMatRef(k));
+    };
+    const bool wantStats = _stats.needed() || _centroids.needed();
+    const bool statsToHost = _stats.needed() && _stats.kind() == _InputArray::STD_VECTOR_MAT;
+    const bool centroidsToHost = _centroids.needed() && _centroids.kind() == _InputArray::STD_VECTOR_MAT;
+
+    // The frames of the one-launch path, queued one after another with no wait between them; one staging of
+    // `stagingRows` rows for the statistics of them all, each frame taking its N + 1 rows in turn.
+    std::vector<int> queued;
+    size_t scratchBytes = 0; // the frames run one after another: one scratch, for the largest
+    long long boundSum = 0;
+    for (int k = 0; k < frames; ++k)
+        if (r.defaultAlgorithm && oneLaunchAvailable(images[k].rows, images[k].cols))
+        {
+            queued.push_back(k);
+            scratchBytes = std::max(scratchBytes, alignPinned(oneLaunchScratchBytes(images[k].rows, images[k].cols,
+                                                                                    connectivity, wantStats)));
+            boundSum += oneLaunchLabelBound(images[k].rows, images[k].cols, connectivity);
+        }
+    // (a first batch offers 4096 rows a frame)
+    const long long offered = stagingRows > 0 ? stagingRows : 4096ll * static_cast<long long>(queued.size());
+    const int rows = static_cast<int>(std::min<long long>(std::min<long long>(boundSum, offered), INT_MAX));
+    StreamBuffer deviceMemory;
+    std::vector<StreamBuffer> labelBuffers(frames);
+    std::vector<GpuMat> ownLabels(frames);
+    int* records = nullptr; // per queued frame: N (foreground components), first staging row
+    OneLaunchOutputs o;
+    if (!queued.empty())
+    {
+        const size_t statsBytes = _stats.needed() && !statsToHost ? alignPinned(sizeof(int) * CC_STAT_MAX * static_cast<size_t>(rows)) : 0;
+        const size_t centroidsBytes = _centroids.needed() && !centroidsToHost ? sizeof(double) * 2 * static_cast<size_t>(rows) : 0;
+        char* const d = static_cast<char*>(deviceMemory.allocate(scratchBytes + 256 + statsBytes + centroidsBytes, s));
+        o.batch = reinterpret_cast<int*>(d + scratchBytes);
+        o.batchRows = rows;
+        o.stats = statsBytes ? reinterpret_cast<int*>(d + scratchBytes + 256) : nullptr;
+        o.centroids = centroidsBytes ? reinterpret_cast<double*>(d + scratchBytes + 256 + statsBytes) : nullptr;
+        o.statsStep = sizeof(int) * CC_STAT_MAX;
+        o.centroidsStep = sizeof(double) * 2;
+        o.labels16u = ltype == CV_16U;
+        o.maxLabel = ltype == CV_16U ? USHRT_MAX : INT_MAX;
+        o.wantStats = wantStats;
+        const size_t recordBytes = alignPinned(sizeof(int) * 2 * queued.size());
+        const size_t hostStatsBytes = statsToHost ? alignPinned(sizeof(int) * CC_STAT_MAX * static_cast<size_t>(rows)) : 0;
+        const size_t hostCentroidsBytes = centroidsToHost ? alignPinned(sizeof(double) * 2 * static_cast<size_t>(rows)) : 0;
+        r.hostOutputs->beginCall(recordBytes + hostStatsBytes + hostCentroidsBytes);
+        records = static_cast<int*>(r.hostOutputs->take(recordBytes));
+        o.statsHost = statsToHost ? static_cast<int*>(r.hostOutputs->take(hostStatsBytes)) : nullptr;
+        o.centroidsHost = centroidsToHost ? static_cast<double*>(r.hostOutputs->take(hostCentroidsBytes)) : nullptr;
+        checkCuda(cudaMemsetAsync(o.batch, 0, 2 * sizeof(int), s), "cudaMemsetAsync (batch staging rows)");
+    }
+    for (size_t q = 0; q < queued.size(); ++q)
+    {
+        const int k = queued[q];
+        const GpuMat& img = images[k];
+        OneLaunchOutputs f = o;
+        f.labels = nullptr;
+        if (_labels.needed())
+        {
+            // Straight into the caller's element when nothing can stop the call from writing it: CV_32S, or
+            // CV_16U already of the right size (the kernel writes nothing when N does not fit). Else ours.
+            GpuMat& l = _labels.getGpuMatVecRef()[k];
+            if (ltype == CV_32S || (l.size() == img.size() && l.type() == ltype))
+                l.create(img.size(), ltype);
+            else
+                ownLabels[k] = allocateMat(labelBuffers[k], img.rows, img.cols, ltype, s);
+            const GpuMat& target = ownLabels[k].empty() ? l : ownLabels[k];
+            f.labels = target.data;
+            f.labelsStep = target.step;
+        }
+        f.count = records + 2 * q;
+        f.batchPlacement = records + 2 * q + 1;
+        oneLaunch(binaryImageOf(img), connectivity, deviceMemory.get(), f, std::numeric_limits<double>::quiet_NaN(), s);
+    }
+    counts.assign(frames, 0);
+    if (!queued.empty())
+    {
+        // The one wait of the batch.
+        checkCuda(cudaEventRecord(r.countCopied, s), "cudaEventRecord (batch)");
+        checkCuda(cudaEventSynchronize(r.countCopied), "cudaEventSynchronize (batch)");
+    }
+
+    // Every frame's N first: a CV_16U overflow refuses the call before any output of the batch is made from
+    // the staging (that frame's labels are untouched: its kernel wrote none).
+    long long rowsNeeded = 0;
+    for (size_t q = 0; q < queued.size(); ++q)
+    {
+        const int n = records[2 * q] + 1;
+        counts[queued[q]] = n;
+        rowsNeeded += n;
+        if (ltype == CV_16U && n - 1 > USHRT_MAX)
+            CV_Error_(Error::StsOutOfRange, ("images[%d]: %d labels do not fit ltype CV_16U (at most 65536, background "
+                                             "included); use CV_32S", queued[q], n));
+    }
+    // The next batch stages as many rows as this one needed (up to its bound): frames whose rows did not fit
+    // are labeled again, one by one, below.
+    stagingRows = static_cast<int>(std::min<long long>(std::max<long long>(rows, rowsNeeded), INT_MAX));
+    std::vector<char> again(frames, 1);
+    StreamBuffer noBuffer; // deviceOutputFromStaging hands out views of the arena or copies into the caller's
+    for (size_t q = 0; q < queued.size(); ++q)
+    {
+        const int k = queued[q], n = counts[k], first = records[2 * q + 1];
+        if (wantStats && first < 0)
+            continue;
+        again[k] = 0;
+        if (!ownLabels[k].empty())
+            ownLabels[k].copyTo(_labels.getGpuMatVecRef()[k], stream);
+        if (_stats.needed())
+        {
+            _OutputArray out = element(_stats, k);
+            if (statsToHost)
+                hostOutputFromStaging(out, o.statsHost + static_cast<size_t>(first) * CC_STAT_MAX, n, CC_STAT_MAX, CV_32SC1, r.hostOutputs);
+            else
+                deviceOutputFromStaging(out, o.stats + static_cast<size_t>(first) * CC_STAT_MAX, n, CC_STAT_MAX, CV_32SC1, noBuffer, s, r.arena);
+        }
+        if (_centroids.needed())
+        {
+            _OutputArray out = element(_centroids, k);
+            if (centroidsToHost)
+                hostOutputFromStaging(out, o.centroidsHost + static_cast<size_t>(first) * 2, n, 2, CV_64FC1, r.hostOutputs);
+            else
+                deviceOutputFromStaging(out, o.centroids + static_cast<size_t>(first) * 2, n, 2, CV_64FC1, noBuffer, s, r.arena);
+        }
+    }
+    // The rest, one call each: images the one-launch path does not take, and frames whose statistics did not
+    // fit the staging. Host outputs are copies here (the object's pinned memory holds the batch's views).
+    CallResources single = r;
+    single.hostOutputs = nullptr;
+    for (int k = 0; k < frames; ++k)
+        if (again[k])
+            counts[k] = connectedComponents(images[k], element(_labels, k), element(_stats, k), element(_centroids, k),
+                                            connectivity, ltype, stream, single);
+}
+
 int cudacca::connectedComponents(InputArray _image, OutputArray _labels, OutputArray _stats, OutputArray _centroids,
                                  int connectivity, int ltype, Stream& stream, CallResources& r)
 {

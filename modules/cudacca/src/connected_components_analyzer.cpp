@@ -52,21 +52,8 @@ public:
         CV_INSTRUMENT_REGION();
         checkArguments(image, labels, stats, centroids, connectivity_, ltype_, algorithm_);
         requireDevice();
-        if (!count_)
-        {
-            countPinnedAllocation();
-            checkCuda(cudaHostAlloc(reinterpret_cast<void**>(&count_), sizeof(int), cudaHostAllocPortable | cudaHostAllocMapped),
-                      "cudaHostAlloc (analyzer count)");
-            checkCuda(cudaEventCreateWithFlags(&copied_, cudaEventDisableTiming), "cudaEventCreateWithFlags (analyzer)");
-        }
-        CallResources r;
-        r.row = &row_;
-        r.algorithm = &stages_;
-        r.pinnedCount = count_;
-        r.countCopied = copied_;
-        r.arena = &arena_;
-        r.hostOutputs = &pinned_;
-        r.defaultAlgorithm = algorithm_ == CCA_DEFAULT;
+        makeCount();
+        CallResources r = resources();
         const cudaStream_t s = StreamAccessor::getStream(stream);
         arena_.beginCall(s);
         try
@@ -81,19 +68,33 @@ public:
         }
         catch (const cv::Exception& e)
         {
-            // The work queued so far still uses the arena: the next call (or release) waits for it.
-            try
+            afterFailure(e, s);
+            throw;
+        }
+    }
+
+    void applyBatch(InputArrayOfArrays images, OutputArrayOfArrays labels, OutputArrayOfArrays stats,
+                    OutputArrayOfArrays centroids, std::vector<int>& counts, Stream& stream) CV_OVERRIDE
+    {
+        CV_INSTRUMENT_REGION();
+        checkBatchArguments(images, labels, stats, centroids);
+        requireDevice();
+        makeCount();
+        CallResources r = resources();
+        const cudaStream_t s = StreamAccessor::getStream(stream);
+        arena_.beginCall(s);
+        try
+        {
             {
-                arena_.endCall(s);
-                if (e.code == Error::StsNoMem) // hold nothing after running out of memory
-                {
-                    releaseMemory();
-                    trimTemporaryPool();
-                }
+                ArenaScope scope(arena_);
+                connectedComponentsBatch(images, labels, stats, centroids, counts, connectivity_, ltype_, stream, r,
+                                         batchRows_);
             }
-            catch (...)
-            {
-            }
+            arena_.endCall(s);
+        }
+        catch (const cv::Exception& e)
+        {
+            afterFailure(e, s);
             throw;
         }
     }
@@ -178,6 +179,49 @@ public:
     int getLType() const CV_OVERRIDE { return ltype_; }
 
 private:
+    /** The pinned count and its event, made by the first call. */
+    void makeCount()
+    {
+        if (count_)
+            return;
+        countPinnedAllocation();
+        checkCuda(cudaHostAlloc(reinterpret_cast<void**>(&count_), sizeof(int), cudaHostAllocPortable | cudaHostAllocMapped),
+                  "cudaHostAlloc (analyzer count)");
+        checkCuda(cudaEventCreateWithFlags(&copied_, cudaEventDisableTiming), "cudaEventCreateWithFlags (analyzer)");
+    }
+
+    /** What a call borrows from the object. */
+    CallResources resources()
+    {
+        CallResources r;
+        r.row = &row_;
+        r.algorithm = &stages_;
+        r.pinnedCount = count_;
+        r.countCopied = copied_;
+        r.arena = &arena_;
+        r.hostOutputs = &pinned_;
+        r.defaultAlgorithm = algorithm_ == CCA_DEFAULT;
+        return r;
+    }
+
+    /** After a failed call: the work queued so far still uses the arena, so the next call (or release) waits
+    for it; out of memory, the object holds nothing. */
+    void afterFailure(const cv::Exception& e, cudaStream_t s) noexcept
+    {
+        try
+        {
+            arena_.endCall(s);
+            if (e.code == Error::StsNoMem)
+            {
+                releaseMemory();
+                trimTemporaryPool();
+            }
+        }
+        catch (...)
+        {
+        }
+    }
+
     /** applyAsync's memory: its calls are not tracked by events (graphs may replay them), so the device is
     waited for before it is freed. Freed stream-ordered into the pool it came from, on the per-thread stream as the
     arena does (the CUDACCA_Async tests check that the pool's memory in use returns to where it was). */
@@ -205,6 +249,7 @@ private:
     AlgorithmInstance stages_;
     int* count_ = nullptr;         //!< pinned
     void* asyncScratch_ = nullptr; //!< applyAsync's device memory (from the pool)
+    int batchRows_ = 0;            //!< rows of applyBatch's staging: what the last batch needed
     size_t asyncBytes_ = 0;
     cudaEvent_t copied_ = nullptr;
 };

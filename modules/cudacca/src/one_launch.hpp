@@ -56,6 +56,15 @@ struct OneLaunchOutputs
     [1] = 0 when every output was written, 1 when stats and centroids were not (more labels than `capacity`),
     2 when nothing but these counts was (more labels than `maxLabel`). */
     int* labelCountAndStatus = nullptr;
+    /** A batch (ConnectedComponentsAnalyzer::applyBatch): its frames' kernels share one staging of `batchRows`
+    rows (statsHost / centroidsHost when given, else stats / centroids, each `statsStep` / `centroidsStep`
+    bytes apart), in which each frame takes its N + 1 rows in turn. `batch` (device ints, null: no batch):
+    [0] = the rows taken so far (0 before the batch's first frame), [1] = scratch for the frame running. The
+    first row this frame took is written to *batchPlacement (mapped host int), -1 when its rows did not fit
+    (its stats and centroids are then not written). The frames run one after another on one stream. */
+    int* batch = nullptr;
+    int batchRows = 0;
+    int* batchPlacement = nullptr;
 };
 
 /** Queues the kernel. `scratch` holds oneLaunchScratchBytes(); `emptyCentroid` as in finalizeStatistics. */

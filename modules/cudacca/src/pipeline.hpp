@@ -33,6 +33,15 @@ struct CallResources
 int connectedComponents(InputArray image, OutputArray labels, OutputArray stats, OutputArray centroids,
                         int connectivity, int ltype, Stream& stream, CallResources& resources);
 
+/** ConnectedComponentsAnalyzer::applyBatch with checked arguments (checkBatchArguments), inside the object's
+arena scope. The images that the one-launch path takes (CCA_DEFAULT, at most kOneLaunchMaxPixels) are queued
+one after another with one wait for all; the others, and frames whose statistics did not fit the batch's
+staging of `stagingRows` rows, are labeled by connectedComponents() one by one. `stagingRows` grows to what
+the batch needed. counts[k] = N of images[k]. */
+void connectedComponentsBatch(InputArrayOfArrays images, OutputArrayOfArrays labels, OutputArrayOfArrays stats,
+                              OutputArrayOfArrays centroids, std::vector<int>& counts, int connectivity, int ltype,
+                              Stream& stream, CallResources& resources, int& stagingRows);
+
 }}} // namespace cv::cuda::cudacca
 
 #endif

@@ -4,13 +4,17 @@
 // cv::cuda::ConnectedComponentsAnalyzer: settings checked at creation, the free function's results on a
 // stream of images (sizes, label counts, output kinds, label types and streams change between calls), and
 // no allocation once it has grown: device (cudacca's pool and pinned memory, OpenCV's GpuMat allocator) and
-// host (operator new, OpenCV's Mat allocator), counted around each call.
+// host (operator new, OpenCV's Mat allocator), counted around each call. applyBatch (issue 13, item 3): its
+// argument checks, each frame against the CPU, CV_16U overflow named, no device allocation once grown.
 
 #include "test_precomp.hpp"
 #include "test_utils.hpp"
 #include "../src/allocation_count.hpp"
 
+#include "opencv2/core/cuda_stream_accessor.hpp"
+
 #include <atomic>
+#include <functional>
 #include <cstdlib>
 #include <new>
 
@@ -275,6 +279,215 @@ TEST(CUDACCA_Analyzer, NoAllocationInSteadyState)
             std::cout << "[ MEMORY   ] analyzer " << algorithmName(algorithm) << (hostOutputs ? " host" : " GpuMat")
                       << " outputs, 512x512 frames: holds " << memory << " bytes" << std::endl;
         }
+}
+
+// ---- applyBatch (issue 13, item 3) ------------------------------------------------------------------------
+
+TEST(CUDACCA_Batch, BadArgumentsNamedBeforeAnyGpuWork)
+{
+    // Runs with and without a device: each case fails its argument check, naming the argument or the element,
+    // and the output vectors are left as they were.
+    const cv::cuda::GpuMat a0 = fakeGpuMat(48, 64, CV_8UC1, 0x100000), a1 = fakeGpuMat(30, 20, CV_8UC1, 0x200000);
+    const std::vector<cv::cuda::GpuMat> images = { a0, a1 };
+    cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer> a = cv::cuda::createConnectedComponentsAnalyzer();
+    cv::cuda::Stream null = cv::cuda::StreamAccessor::wrapStream(nullptr); // Stream::Null() needs a driver
+    std::vector<cv::cuda::GpuMat> labels(1), stats(1), centroids(1);
+    std::vector<cv::Mat> hostLabels(1), hostStats(1);
+    std::vector<int> counts = { 7 };
+    struct Case
+    {
+        const char* what;
+        std::function<void()> call;
+        int code;
+        const char* names;
+    };
+    const std::vector<Case> cases = {
+        { "one GpuMat", [&] { a->applyBatch(a0, labels, stats, centroids, counts, null); }, cv::Error::StsBadArg, "images" },
+        { "host images", [&] { a->applyBatch(std::vector<cv::Mat>{ cv::Mat(4, 4, CV_8UC1) }, labels, stats, centroids, counts,
+              null); }, cv::Error::StsBadArg, "images" },
+        { "an image of another type", [&] { a->applyBatch(std::vector<cv::cuda::GpuMat>{ a0, fakeGpuMat(8, 8, CV_16UC1, 0x300000) },
+              labels, stats, centroids, counts, null); }, cv::Error::StsUnsupportedFormat, "images[1]" },
+        { "an empty image", [&] { a->applyBatch(std::vector<cv::cuda::GpuMat>{ a0, a1, cv::cuda::GpuMat() }, labels, stats,
+              centroids, counts, null); }, cv::Error::StsBadArg, "images[2]" },
+        { "host labels", [&] { a->applyBatch(images, hostLabels, stats, centroids, counts, null); }, cv::Error::StsBadArg, "labels" },
+        { "stats one GpuMat", [&] { a->applyBatch(images, labels, stats[0], centroids, counts, null); }, cv::Error::StsBadArg, "stats" },
+        { "centroids one Mat", [&] { cv::Mat c; a->applyBatch(images, labels, hostStats, c, counts, null); }, cv::Error::StsBadArg,
+          "centroids" },
+        { "labels over an image", [&] {
+              std::vector<cv::cuda::GpuMat> over = { fakeGpuMat(48, 64, CV_32SC1, 0x200000 - 64) };
+              a->applyBatch(images, over, stats, centroids, counts, null); }, cv::Error::StsBadArg, "labels[0]" },
+    };
+    for (const Case& c : cases)
+    {
+        SCOPED_TRACE(c.what);
+        try
+        {
+            c.call();
+            ADD_FAILURE() << "no exception";
+        }
+        catch (const cv::Exception& e)
+        {
+            EXPECT_EQ(c.code, e.code) << e.what();
+            EXPECT_NE(std::string::npos, e.err.find(c.names)) << e.err;
+        }
+        EXPECT_EQ(1u, labels.size());
+        EXPECT_EQ(1u, stats.size());
+        EXPECT_TRUE(labels[0].empty() && stats[0].empty() && centroids[0].empty());
+        EXPECT_EQ(std::vector<int>{ 7 }, counts);
+    }
+}
+
+//! Frame k of a batch against the CPU: labels (unless not asked for), stats and centroids (device or host).
+::testing::AssertionResult batchFrameMatchesCpu(const CCResult& ref, int ltype, int n, const cv::cuda::GpuMat* labels,
+                                                const cv::_InputArray& stats, const cv::_InputArray& centroids)
+{
+    HostResult got;
+    got.n = n;
+    if (labels)
+        labels->download(got.labels);
+    if (stats.kind() == cv::_InputArray::CUDA_GPU_MAT)
+        stats.getGpuMat().download(got.stats);
+    else
+        got.stats = stats.getMat();
+    if (centroids.kind() == cv::_InputArray::CUDA_GPU_MAT)
+        centroids.getGpuMat().download(got.centroids);
+    else
+        got.centroids = centroids.getMat();
+    if (!labels)
+        got.labels = expectedLabels(ref, ltype);
+    return matchesCpu(ref, ltype, got);
+}
+
+TEST(CUDACCA_Batch, EveryFrameSameAsTheCpu)
+{
+    // Batches of images of different sizes (one above the one-launch limit, some of one pixel), both
+    // connectivities and label types, stats and centroids on the device or the host: each frame equals the CPU.
+    // Three calls per analyzer: the first stages too few rows (frames labeled again one by one), the next ones
+    // not; CCA_BKE takes every frame one by one. Labels are given poisoned in place for some frames.
+    skipIfNoCudaDevice();
+    std::mt19937 rng(testSeed());
+    const std::vector<cv::Size> sizes = { cv::Size(640, 480), cv::Size(1, 1), cv::Size(333, 777), cv::Size(1500, 1500),
+                                          cv::Size(17, 1), cv::Size(512, 512), cv::Size(64, 1024) };
+    for (int algorithm : { cv::cuda::CCA_DEFAULT, cv::cuda::CCA_BKE })
+        for (int connectivity : { 4, 8 })
+            for (int ltype : testedLabelTypes())
+                for (bool hostOutputs : { false, true })
+                {
+                    if (algorithm == cv::cuda::CCA_BKE && connectivity == 4)
+                        continue; // BKE is 8-connectivity only
+                    cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer> a =
+                        cv::cuda::createConnectedComponentsAnalyzer(algorithm, connectivity, ltype);
+                    cv::cuda::Stream stream;
+                    for (int call = 0; call < 3; ++call)
+                    {
+                        SCOPED_TRACE(cv::format("%s, %d-connectivity, %s, %s outputs, call %d", algorithmName(algorithm).c_str(),
+                                                connectivity, ltypeName(ltype).c_str(), hostOutputs ? "host" : "GpuMat", call));
+                        std::vector<cv::cuda::GpuMat> images;
+                        std::vector<CCResult> refs;
+                        for (const cv::Size& size : sizes)
+                        {
+                            // (CV_16U: granularity 4 keeps the label count under 65536)
+                            const cv::Mat img = randomBlockImage(size, 0.2 + 0.15 * (rng() % 5),
+                                                                 (ltype == CV_16U ? 4 : 1) + static_cast<int>(rng() % 3), rng);
+                            refs.push_back(cpuReference(img, connectivity));
+                            images.emplace_back(img);
+                        }
+                        std::vector<cv::cuda::GpuMat> labels(images.size()), stats(2), centroids;
+                        std::vector<cv::Mat> hostStats, hostCentroids(1);
+                        labels[0].upload(poisonedLabels(sizes[0], ltype)); // written in place
+                        labels[2].upload(poisonedLabels(sizes[2], ltype));
+                        stats[1].upload(poisonedStats(3));                  // too small: replaced
+                        std::vector<int> counts;
+                        if (hostOutputs)
+                            a->applyBatch(images, labels, hostStats, hostCentroids, counts, stream);
+                        else
+                            a->applyBatch(images, call == 1 ? cv::_OutputArray(cv::noArray()) : cv::_OutputArray(labels),
+                                          stats, centroids, counts, stream);
+                        stream.waitForCompletion();
+                        ASSERT_EQ(images.size(), counts.size());
+                        for (size_t k = 0; k < images.size(); ++k)
+                        {
+                            SCOPED_TRACE(cv::format("frame %zu, %dx%d, N = %d", k, sizes[k].width, sizes[k].height, refs[k].n));
+                            const bool withLabels = hostOutputs || call != 1;
+                            if (hostOutputs)
+                                EXPECT_TRUE(batchFrameMatchesCpu(refs[k], ltype, counts[k], &labels[k], hostStats[k], hostCentroids[k]));
+                            else
+                                EXPECT_TRUE(batchFrameMatchesCpu(refs[k], ltype, counts[k], withLabels ? &labels[k] : nullptr,
+                                                                 stats[k], centroids[k]));
+                        }
+                    }
+                }
+    // An empty batch is no error.
+    std::vector<int> counts = { 1 };
+    std::vector<cv::cuda::GpuMat> none, l;
+    cv::cuda::createConnectedComponentsAnalyzer()->applyBatch(none, l, cv::noArray(), cv::noArray(), counts, cv::cuda::Stream::Null());
+    EXPECT_TRUE(counts.empty() && l.empty());
+}
+
+TEST(CUDACCA_Batch, TooManyLabelsFor16UNamesTheImage)
+{
+    skipIfNoCudaDevice();
+    std::mt19937 rng(testSeed());
+    const std::vector<cv::cuda::GpuMat> images = { cv::cuda::GpuMat(randomBlockImage(cv::Size(64, 64), 0.5, 2, rng)),
+                                                   cv::cuda::GpuMat(checkerboard(cv::Size(512, 512))) };
+    cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer> a = cv::cuda::createConnectedComponentsAnalyzer(cv::cuda::CCA_DEFAULT, 4, CV_16U);
+    std::vector<cv::cuda::GpuMat> labels(2), stats, centroids;
+    labels[1].upload(poisonedLabels(cv::Size(512, 512), CV_16U));
+    std::vector<int> counts;
+    try
+    {
+        a->applyBatch(images, labels, stats, centroids, counts, cv::cuda::Stream::Null());
+        ADD_FAILURE() << "no exception";
+    }
+    catch (const cv::Exception& e)
+    {
+        EXPECT_EQ(cv::Error::StsOutOfRange, e.code) << e.what();
+        EXPECT_NE(std::string::npos, e.err.find("images[1]")) << e.err;
+    }
+    cv::Mat l1;
+    labels[1].download(l1);
+    EXPECT_TRUE(bytesEqual(poisonedLabels(cv::Size(512, 512), CV_16U), l1)) << "the refused frame's labels are untouched";
+}
+
+TEST(CUDACCA_Batch, NoDeviceAllocationInSteadyState)
+{
+    // 16 frames of 512x512 whose label counts change: once the analyzer has seen the batch, a batch call makes
+    // no CUDA, GpuMat or Mat allocation (its host bookkeeping, a few std::vectors, is not counted).
+    skipIfNoCudaDevice();
+    std::mt19937 rng(testSeed());
+    std::vector<cv::cuda::GpuMat> frames;
+    for (int k = 0; k < 16; ++k)
+        frames.emplace_back(randomBlockImage(cv::Size(512, 512), 0.05 + 0.06 * k, 1 + k % 3, rng));
+    for (bool hostOutputs : { false, true })
+    {
+        SCOPED_TRACE(hostOutputs ? "host outputs" : "GpuMat outputs");
+        cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer> a = cv::cuda::createConnectedComponentsAnalyzer();
+        cv::cuda::Stream stream;
+        std::vector<cv::cuda::GpuMat> labels, stats, centroids;
+        std::vector<cv::Mat> hostStats, hostCentroids;
+        std::vector<int> counts;
+        auto call = [&] {
+            if (hostOutputs)
+                a->applyBatch(frames, labels, hostStats, hostCentroids, counts, stream);
+            else
+                a->applyBatch(frames, labels, stats, centroids, counts, stream);
+        };
+        for (int round = 0; round < 3; ++round)
+            call();
+        CountingAllocators& counting = CountingAllocators::installed();
+        const size_t gpu0 = counting.gpu.calls.load(), host0 = counting.host.calls.load();
+        const size_t cuda0 = cv::cuda::cudacca::cudaAllocationCount();
+        const size_t memory = a->getMemoryBytes();
+        for (int round = 0; round < 3; ++round)
+            call();
+        stream.waitForCompletion();
+        EXPECT_EQ(0u, cv::cuda::cudacca::cudaAllocationCount() - cuda0) << "cudacca's device or pinned allocations";
+        EXPECT_EQ(0u, counting.gpu.calls.load() - gpu0) << "GpuMat allocations";
+        EXPECT_EQ(0u, counting.host.calls.load() - host0) << "Mat allocations";
+        EXPECT_EQ(memory, a->getMemoryBytes());
+        std::cout << "[ MEMORY   ] analyzer DEFAULT batch of 16 512x512 frames, " << (hostOutputs ? "host" : "GpuMat")
+                  << " outputs: holds " << memory << " bytes" << std::endl;
+    }
 }
 
 TEST(CUDACCA_HostMem, OutputsAccepted)

@@ -374,6 +374,10 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
                                   (route >> 16) % 2 == 0 && inputMode != 2 &&
                                   (long long)img.total() <= cv::cuda::cudacca::kOneLaunchMaxPixels &&
                                   (labelsMode == 0 || labelsMode == 3) && statsMode != 1 && centroidsMode != 1;
+            // A third of the other analyzer calls with a GpuMat input and no host labels go through applyBatch, as
+            // a batch of two frames: this image, then the same image again into fresh elements (both checked).
+            const bool viaBatch = viaAnalyzer && !analyzerOutputs && !viaAsync && (route >> 17) % 3 == 0 &&
+                                  inputMode != 2 && labelsMode != 2;
             const std::string what = cv::format(
                 "seed 0x%016llx (replay: CUDACCA_FUZZ_REPLAY=0x%016llx): %s %dx%d %s, %s, input %s, labels %s, "
                 "stats %s, centroids %s%s", (unsigned long long)seed, (unsigned long long)seed, f.kind.c_str(), img.cols,
@@ -382,6 +386,7 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
                 analyzerOutputs && statsMode == 0 ? "the analyzer's" : sNames[statsMode],
                 analyzerOutputs && centroidsMode == 0 ? "the analyzer's" : sNames[centroidsMode],
                 viaAsync ? ", through ConnectedComponentsAnalyzer::applyAsync"
+                         : viaBatch ? ", through ConnectedComponentsAnalyzer::applyBatch (2 frames)"
                          : viaAnalyzer ? ", through a ConnectedComponentsAnalyzer" : "");
 
             const cv::Scalar labelPoison(ltype == CV_16U ? kPoisonLabel16 : kPoisonLabel32);
@@ -431,6 +436,52 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
                         CV_Error(cv::Error::StsOutOfRange, "applyAsync: status 2 (more labels than CV_16U holds)");
                     if (c.at<int>(1) != 0)
                         CV_Error_(cv::Error::StsError, ("applyAsync: status %d with a capacity of N", c.at<int>(1)));
+                }
+                else if (viaBatch)
+                {
+                    std::vector<cv::cuda::GpuMat> images{ in, in }, lv, sv, cv_;
+                    std::vector<cv::Mat> sh, ch;
+                    if (labelsMode == 0 || labelsMode == 1) lv = { labelsMode == 0 ? lGpu : lAlloc, cv::cuda::GpuMat() };
+                    if (statsMode == 0) sv = { sGpu, cv::cuda::GpuMat() };
+                    if (statsMode == 1) sh = { sHost, cv::Mat() };
+                    if (centroidsMode == 0) cv_ = { cGpu, cv::cuda::GpuMat() };
+                    if (centroidsMode == 1) ch = { cHost, cv::Mat() };
+                    std::vector<int> counts;
+                    kept->analyzer->applyBatch(images, labelsMode == 3 ? cv::_OutputArray(cv::noArray()) : cv::_OutputArray(lv),
+                                               statsMode == 0 ? cv::_OutputArray(sv) : statsMode == 1 ? cv::_OutputArray(sh)
+                                                                                                      : cv::_OutputArray(cv::noArray()),
+                                               centroidsMode == 0 ? cv::_OutputArray(cv_) : centroidsMode == 1 ? cv::_OutputArray(ch)
+                                                                                                              : cv::_OutputArray(cv::noArray()),
+                                               counts, stream);
+                    stream.waitForCompletion();
+                    // frame 0 is checked below through the usual variables, frame 1 here
+                    n = counts.size() == 2 ? counts[0] : -1;
+                    std::ostringstream second;
+                    if (counts.size() != 2 || counts[1] != r.n)
+                        second << " frame 1: N " << (counts.size() == 2 ? counts[1] : -1) << ";";
+                    if (labelsMode == 0 || labelsMode == 1)
+                    {
+                        if (labelsMode == 0) lGpu = lv[0]; else lAlloc = lv[0];
+                        ::testing::AssertionResult a = labelsEqual(expectedLabels(r, ltype), download(lv[1], stream));
+                        if (!a) second << " frame 1: " << a.message() << ";";
+                    }
+                    if (statsMode != 2)
+                    {
+                        if (statsMode == 0) sGpu = sv[0]; else sHost = sh[0];
+                        ::testing::AssertionResult a = statsEqual(r.stats, statsMode == 0 ? download(sv[1], stream) : sh[1]);
+                        if (!a) second << " frame 1: " << a.message() << ";";
+                    }
+                    if (centroidsMode != 2)
+                    {
+                        if (centroidsMode == 0) cGpu = cv_[0]; else cHost = ch[0];
+                        ::testing::AssertionResult a = centroidsEqual(r.centroids, centroidsMode == 0 ? download(cv_[1], stream) : ch[1]);
+                        if (!a) second << " frame 1: " << a.message() << ";";
+                    }
+                    if (!second.str().empty())
+                    {
+                        ++st.mismatches;
+                        return what + ":" + second.str();
+                    }
                 }
                 else if (viaAnalyzer)
                     n = kept->analyzer->apply(inArr, lArr, sArr, cArr, stream);

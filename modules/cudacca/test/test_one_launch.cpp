@@ -131,12 +131,6 @@ namespace opencv_test { namespace {
 
 using namespace cudacca_test;
 
-//! A GpuMat header over an address that is never dereferenced: every call below must fail its argument check.
-cv::cuda::GpuMat fakeGpuMat(int rows, int cols, int type, uintptr_t address)
-{
-    return cv::cuda::GpuMat(rows, cols, type, reinterpret_cast<void*>(address), cols * CV_ELEM_SIZE(type));
-}
-
 TEST(CUDACCA_Async, BadArgumentsNamedBeforeAnyGpuWork)
 {
     // Runs with and without a device: every case is refused by the argument check, naming the argument.

@@ -172,6 +172,12 @@ inline void skipIfNoCudaDevice()
         throw cvtest::SkipTestException(noDeviceReason());
 }
 
+//! A GpuMat header over an address that is never dereferenced (argument checks that run without a device).
+inline cv::cuda::GpuMat fakeGpuMat(int rows, int cols, int type, uintptr_t address)
+{
+    return cv::cuda::GpuMat(rows, cols, type, reinterpret_cast<void*>(address), cols * CV_ELEM_SIZE(type));
+}
+
 //! Bytes of cudacca's pool in use now (its high-water mark reset, then read): memory an object forgot to give
 //! back shows here.
 inline size_t poolBytesInUse()

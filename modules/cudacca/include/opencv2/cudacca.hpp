@@ -164,9 +164,40 @@ public:
     @param centroids CV_64FC1 GpuMat of 2 columns, the same rows as @p stats when both are given, or noArray().
     @param count CV_32SC1 GpuMat of 1 x 2 (cols x rows: 2 x 1), written on the device: [0] = N, the number of
     labels including the background; [1] = 0 when every output was written, 1 when N exceeds the capacity
-    (@p stats and @p centroids not written, @p labels written; only when one of them is given), 2 when N exceeds what ltype holds (CV_16U: only
-    @p count written).
+    (@p stats and @p centroids not written, @p labels written; only when one of them is given), 2 when N exceeds
+    what ltype holds (CV_16U: only @p count written).
     Arguments are checked as in apply(), before any GPU work; none is reallocated. */
+    /** @brief apply() on a batch of images, each result identical to apply() on that image, with ONE wait for
+    the whole batch.
+
+    With CCA_DEFAULT, the images of up to 2^21 pixels are labeled by the one-launch path one after another on
+    @p stream, their statistics gathered in one staging, and the host waits once; other images (larger ones,
+    or every image with another algorithm) and images whose statistics did not fit the staging (it grows to
+    what the last batch needed, so this happens on a first batch) are labeled by one apply() each. The
+    outputs are handed out as by apply(): stats and centroids that the caller's elements do not fit become
+    views of the object's memory, valid until its next call.
+    @param images std::vector<cv::cuda::GpuMat> of CV_8UC1 or CV_8SC1 images; sizes may differ.
+    @param labels std::vector<cv::cuda::GpuMat>: element k receives images[k]'s labels (the object's ltype);
+    or noArray().
+    @param stats std::vector<cv::cuda::GpuMat> or std::vector<cv::Mat>: element k is N_k x 5 CV_32SC1; or
+    noArray().
+    @param centroids likewise, N_k x 2 CV_64FC1; or noArray().
+    @param counts N_k for each image (labels including the background).
+    @param stream the stream of every image's work.
+    A wrong argument or element raises cv::Exception naming it ("images[3]") before any GPU work. With CV_16U,
+    an image with more than 65536 labels raises cv::Error::StsOutOfRange naming it, its labels untouched;
+    other images' labels may be written by then. */
+    virtual void applyBatch(InputArrayOfArrays images, OutputArrayOfArrays labels, OutputArrayOfArrays stats,
+                            OutputArrayOfArrays centroids, CV_OUT std::vector<int>& counts, Stream& stream) = 0;
+    /** @brief applyBatch() with every output a std::vector<cv::cuda::GpuMat>: the form Python has
+    (`labels, stats, centroids, counts = analyzer.applyBatch(images, stream)`; OpenCV's binding generator
+    cannot wrap a vector of GpuMat behind OutputArrayOfArrays). */
+    CV_WRAP_AS(applyBatch) void applyBatchToDevice(const std::vector<GpuMat>& images, CV_OUT std::vector<GpuMat>& labels,
+                                                   CV_OUT std::vector<GpuMat>& stats, CV_OUT std::vector<GpuMat>& centroids,
+                                                   CV_OUT std::vector<int>& counts, Stream& stream)
+    {
+        applyBatch(images, labels, stats, centroids, counts, stream);
+    }
     CV_WRAP virtual void applyAsync(InputArray image, InputOutputArray labels, InputOutputArray stats,
                                     InputOutputArray centroids, InputOutputArray count, Stream& stream) = 0;
     /** @brief Device and pinned host memory the object holds now, in bytes. */

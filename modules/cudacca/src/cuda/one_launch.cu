@@ -308,6 +308,15 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
         }
         if (kStats && total <= p.out.maxLabel)
             device::resetAccumulators(p.acc, 0);
+        if (p.out.batch)
+        {
+            // this frame's rows of the batch staging (the frames' kernels run one after another, so [1] is ours)
+            const bool write = kStats && total <= p.out.maxLabel;
+            const int first = write ? atomicAdd(p.out.batch, total + 1) : 0;
+            const int placed = write && first + total + 1 <= p.out.batchRows ? first : -1;
+            p.out.batch[1] = placed;
+            *p.out.batchPlacement = placed;
+        }
     }
     if (total > p.out.maxLabel)
         return; // every block sees the same total: none reaches another barrier; only N is written
@@ -402,18 +411,23 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     CUDACCA_ONE_LAUNCH_PHASE_END(5);
 
     // 6 finish: labels 0..N, to the mapped host staging when it holds them, else to the device rows when
-    // they do (packed host rows; device rows statsStep / centroidsStep bytes apart).
-    const bool toHost = total + 1 <= p.out.hostRows;
-    if (!toHost && total + 1 > p.out.capacity)
+    // they do (packed host rows; device rows statsStep / centroidsStep bytes apart). In a batch: to this
+    // frame's rows of the batch staging, host or device per output, when they fit.
+    const int first = p.out.batch ? __ldcg(p.out.batch + 1) : 0;
+    const bool toHost = p.out.batch ? first >= 0 : total + 1 <= p.out.hostRows;
+    if (!toHost && (p.out.batch || total + 1 > p.out.capacity))
         return;
     char* const stats = reinterpret_cast<char*>(toHost && p.out.statsHost ? p.out.statsHost : p.out.stats);
     char* const centroids = reinterpret_cast<char*>(toHost && p.out.centroidsHost ? p.out.centroidsHost : p.out.centroids);
     const size_t statsStep = toHost && p.out.statsHost ? sizeof(int) * kStatsColumns : p.out.statsStep;
     const size_t centroidsStep = toHost && p.out.centroidsHost ? sizeof(double) * 2 : p.out.centroidsStep;
     for (int l = blockIdx.x * kThreads + threadIdx.x; l <= total; l += gridDim.x * kThreads)
-        device::finalizeLabel(p.acc, l, stats ? reinterpret_cast<int*>(stats + static_cast<size_t>(l) * statsStep) : nullptr,
-                              centroids ? reinterpret_cast<double*>(centroids + static_cast<size_t>(l) * centroidsStep) : nullptr,
+    {
+        const size_t row = static_cast<size_t>(first) + l;
+        device::finalizeLabel(p.acc, l, stats ? reinterpret_cast<int*>(stats + row * statsStep) : nullptr,
+                              centroids ? reinterpret_cast<double*>(centroids + row * centroidsStep) : nullptr,
                               p.emptyCentroid);
+    }
     CUDACCA_ONE_LAUNCH_PHASE_END(6);
 }
 

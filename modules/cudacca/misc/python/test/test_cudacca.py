@@ -110,6 +110,7 @@ class CudaccaBindingTest(unittest.TestCase):
             cv2.cuda.createConnectedComponentsAnalyzer(cv2.cuda.CCA_DEFAULT, 8, cv2.CV_8U)
         # applyAsync (graph capture: GpuMat outputs written in place, N on the device) is bound too.
         self.assertTrue(callable(getattr(a, "applyAsync", None)))
+        self.assertTrue(callable(getattr(a, "applyBatch", None)))
 
     def run_child(self, script):
         # A child interpreter: if a call aborted the interpreter (as the generated binding's default
@@ -327,6 +328,26 @@ class CudaccaGpuTest(unittest.TestCase):
                 self.assertEqual(d_count.download().ravel().tolist(), [n, 0], name)
                 self.assert_same(name + " (applyAsync)", (n, labels, stats, centroids),
                                  (n, d_labels.download(), d_stats.download()[:n], d_centroids.download()[:n]))
+
+    def test_analyzer_batch_matches_cpu(self):
+        # applyBatch: a list of GpuMat images of different sizes in, per-image GpuMat outputs and counts out,
+        # one wait for the batch; twice (the first batch stages too few rows for some frames).
+        a = cv2.cuda.createConnectedComponentsAnalyzer(cv2.cuda.CCA_DEFAULT, 8, cv2.CV_32S)
+        stream = cv2.cuda.Stream()
+        named = list(self.images())
+        refs = [cpu_reference(img, 8, cv2.CV_32S) for _, img in named]
+        d_images = []
+        for _, img in named:
+            d = cv2.cuda_GpuMat()
+            d.upload(img)
+            d_images.append(d)
+        for call in range(2):
+            labels, stats, centroids, counts = a.applyBatch(d_images, stream)
+            stream.waitForCompletion()
+            self.assertEqual(list(counts), [r[0] for r in refs])
+            for k, (name, _) in enumerate(named):
+                self.assert_same("%s (applyBatch, call %d)" % (name, call), refs[k],
+                                 (counts[k], labels[k].download(), stats[k].download(), centroids[k].download()))
 
     def test_gpumat_roi(self):
         seed = BASE_SEED + 200
