@@ -93,6 +93,7 @@ struct Row
     int width = 0, height = 0, g = 0, density = 0, connectivity = 0;
     long long nLabels = 0;
     double medianUs = 0, p99Us = 0;
+    int frames = 1;   //!< images per timed call (the batch variant); gpix_s counts them all
 };
 
 class Csv

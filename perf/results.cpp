@@ -32,7 +32,7 @@ void Csv::write(const Row& r)
 {
     if (!f_)
         return;
-    const double gpix = r.medianUs > 0 ? (double)r.width * r.height / r.medianUs * 1e-3 : 0;
+    const double gpix = r.medianUs > 0 ? (double)r.width * r.height * r.frames / r.medianUs * 1e-3 : 0;
     std::fprintf(f_, "%s,%s,%s,%s,%d,%d,%d,%d,%d,%lld,%.3f,%.3f,%.4f\n", prefix_.c_str(), r.library.c_str(),
                  r.algorithm.c_str(), r.variant.c_str(), r.width, r.height, r.g, r.density, r.connectivity,
                  r.nLabels, r.medianUs, r.p99Us, gpix);
@@ -42,7 +42,7 @@ void Csv::write(const Row& r)
 void Report::row(const Row& r)
 {
     csv.write(r);
-    const double gpix = r.medianUs > 0 ? (double)r.width * r.height / r.medianUs * 1e-3 : 0;
+    const double gpix = r.medianUs > 0 ? (double)r.width * r.height * r.frames / r.medianUs * 1e-3 : 0;
     std::printf("  %-18s %-9s %-7s N=%-9lld median %10.1f us  p99 %10.1f us  %8.2f Gpix/s\n", r.library.c_str(),
                 r.algorithm.c_str(), r.variant.c_str(), r.nLabels, r.medianUs, r.p99Us, gpix);
     std::fflush(stdout);

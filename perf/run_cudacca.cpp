@@ -4,9 +4,15 @@
 //   stats    labels = noArray()                                   (CUDA events)
 //   latency  GpuMat labels, host Mat stats and centroids          (wall clock incl. synchronization; p50, p99)
 //   latency_analyzer  the same through one cv::cuda::ConnectedComponentsAnalyzer (its memory kept between calls)
+//   batch64  CCA_DEFAULT only: 64 copies of the image in one ConnectedComponentsAnalyzer::applyBatch call,
+//            GpuMat outputs (wall clock incl. the batch's one wait; gpix_s counts the 64 frames, n_labels is
+//            one frame's N)
 // Each row's last result is checked exactly against the CPU (CCL_SAUF): N, labels, stats, centroids bitwise.
 
 #include "bench.hpp"
+
+#include <algorithm>
+#include <vector>
 
 #include <opencv2/core/cuda_stream_accessor.hpp>
 #include <opencv2/cudacca.hpp>
@@ -23,10 +29,13 @@ struct Outputs
 {
     cv::cuda::GpuMat labels, stats, centroids;
     cv::Mat hStats, hCentroids;
-    cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer> analyzer; //!< LatencyAnalyzer
+    cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer> analyzer; //!< LatencyAnalyzer, Batch
+    std::vector<cv::cuda::GpuMat> frames, batchLabels, batchStats, batchCentroids; //!< Batch
+    std::vector<int> counts;
 };
 
-enum class Variant { Full, Labels, Stats, Latency, LatencyAnalyzer };
+enum class Variant { Full, Labels, Stats, Latency, LatencyAnalyzer, Batch };
+constexpr int kBatchFrames = 64;
 
 const char* variantName(Variant v)
 {
@@ -36,6 +45,7 @@ const char* variantName(Variant v)
     case Variant::Labels: return "labels";
     case Variant::Stats: return "stats";
     case Variant::LatencyAnalyzer: return "latency_analyzer";
+    case Variant::Batch: return "batch64";
     default: return "latency";
     }
 }
@@ -58,6 +68,21 @@ int callOnce(Case& c, const AlgorithmRow& a, Variant v, Outputs& o, cv::cuda::St
         if (!o.analyzer)
             o.analyzer = cv::cuda::createConnectedComponentsAnalyzer(a.id, conn, CV_32S);
         return o.analyzer->apply(c.d_img, o.labels, o.hStats, o.hCentroids, stream);
+    case Variant::Batch:
+        if (!o.analyzer)
+        {
+            o.analyzer = cv::cuda::createConnectedComponentsAnalyzer(a.id, conn, CV_32S);
+            o.frames.assign(kBatchFrames, c.d_img);
+        }
+        o.analyzer->applyBatch(o.frames, o.batchLabels, o.batchStats, o.batchCentroids, o.counts, stream);
+        // the last frame's outputs are the ones compared with the CPU (every frame's N is checked here)
+        for (int n : o.counts)
+            if (n != o.counts.front())
+                return -1;
+        o.labels = o.batchLabels.back();
+        o.stats = o.batchStats.back();
+        o.centroids = o.batchCentroids.back();
+        return o.counts.back();
     default:
         return cv::cuda::connectedComponentsWithStats(c.d_img, o.labels, o.hStats, o.hCentroids, conn, CV_32S, a.id,
                                                       stream);
@@ -97,7 +122,10 @@ void runVariant(Case& c, Report& rep, const AlgorithmRow& a, Variant v)
     Samples s;
     try
     {
-        if (v == Variant::Latency || v == Variant::LatencyAnalyzer)
+        if (v == Variant::Batch) // (a batch is kBatchFrames calls' work: a tenth of the latency rows' calls)
+            s = timeWall(std::max(3, c.reps.gpuWarmup), std::max(10, c.reps.latency / 10),
+                         [&] { call(); stream.waitForCompletion(); });
+        else if (v == Variant::Latency || v == Variant::LatencyAnalyzer)
             s = timeWall(c.reps.gpuWarmup, c.reps.latency, [&] { call(); stream.waitForCompletion(); });
         else
             s = timeGpu(c.stream, c.reps.gpuWarmup, c.reps.gpu, call);
@@ -112,6 +140,7 @@ void runVariant(Case& c, Report& rep, const AlgorithmRow& a, Variant v)
     r.nLabels = n;
     r.medianUs = s.median();
     r.p99Us = s.percentile(99);
+    r.frames = v == Variant::Batch ? kBatchFrames : 1;
     rep.row(r);
     const std::string diff = compareWithCpu(c, v, n, o);
     if (!diff.empty())
@@ -130,8 +159,12 @@ void runCudacca(Case& c, Report& rep, const std::vector<int>& algorithmIds, bool
         if (!a || !a->supports(c.connectivity))
             continue;
         if (latency)
+        {
             for (Variant v : { Variant::Latency, Variant::LatencyAnalyzer })
                 runVariant(c, rep, *a, v);
+            if (id == cv::cuda::CCA_DEFAULT)
+                runVariant(c, rep, *a, Variant::Batch);
+        }
         else
             for (Variant v : { Variant::Full, Variant::Labels, Variant::Stats })
                 runVariant(c, rep, *a, v);
