@@ -530,10 +530,11 @@ void cudacca::connectedComponentsBatch(InputArrayOfArrays _images, OutputArrayOf
     const bool statsToHost = _stats.needed() && _stats.kind() == _InputArray::STD_VECTOR_MAT;
     const bool centroidsToHost = _centroids.needed() && _centroids.kind() == _InputArray::STD_VECTOR_MAT;
 
-    // The frames of the one-launch path, queued one after another with no wait between them; one staging of
-    // `stagingRows` rows for the statistics of them all, each frame taking its N + 1 rows in turn.
+    // The frames of the one-launch path. Of one size (and two or more): ONE kernel for them all
+    // (oneLaunchFrames); else one kernel each, queued one after another. Either way one wait, and one staging
+    // for the statistics of them all, of `rows` rows.
     std::vector<int> queued;
-    size_t scratchBytes = 0; // the frames run one after another: one scratch, for the largest
+    size_t scratchBytes = 0; // one kernel at a time: one scratch, for the largest
     long long boundSum = 0;
     for (int k = 0; k < frames; ++k)
         if (r.defaultAlgorithm && oneLaunchAvailable(images[k].rows, images[k].cols))
@@ -543,38 +544,54 @@ void cudacca::connectedComponentsBatch(InputArrayOfArrays _images, OutputArrayOf
                                                                                     connectivity, wantStats)));
             boundSum += oneLaunchLabelBound(images[k].rows, images[k].cols, connectivity);
         }
-    // (a first batch offers 4096 rows a frame)
-    const long long offered = stagingRows > 0 ? stagingRows : 4096ll * static_cast<long long>(queued.size());
-    const int rows = static_cast<int>(std::min<long long>(std::min<long long>(boundSum, offered), INT_MAX));
+    const int queuedCount = static_cast<int>(queued.size());
+    const Size frameSize = queued.empty() ? Size() : images[queued[0]].size();
+    bool oneKernel = queuedCount >= 2 &&
+                     oneLaunchFramesPixels(queuedCount, frameSize.height, frameSize.width) <= (1ll << 30);
+    for (int k : queued)
+        oneKernel = oneKernel && images[k].size() == frameSize;
+    // (a first batch offers 4096 rows a frame; one kernel needs a row per frame more: each frame's background)
+    const long long offered = stagingRows > 0 ? stagingRows : 4096ll * queuedCount;
+    const int rows = static_cast<int>(std::min<long long>(std::min<long long>(boundSum + queuedCount, offered), INT_MAX));
+    if (oneKernel)
+        scratchBytes = alignPinned(oneLaunchFramesScratchBytes(queuedCount, frameSize.height, frameSize.width, rows, wantStats));
     StreamBuffer deviceMemory;
     std::vector<StreamBuffer> labelBuffers(frames);
     std::vector<GpuMat> ownLabels(frames);
-    int* records = nullptr; // per queued frame: N (foreground components), first staging row
+    // per queued frame, pinned: one kernel each: N (foreground components) and the first staging row; one
+    // kernel: the frame bases (queuedCount + 1), then the frame table's host copy
+    int* records = nullptr;
+    OneLaunchFrame* table = nullptr;
+    OneLaunchFrame* deviceTable = nullptr;
     OneLaunchOutputs o;
     if (!queued.empty())
     {
+        const size_t tableBytes = oneKernel ? alignPinned(sizeof(OneLaunchFrame) * queued.size()) : 0;
         const size_t statsBytes = _stats.needed() && !statsToHost ? alignPinned(sizeof(int) * CC_STAT_MAX * static_cast<size_t>(rows)) : 0;
         const size_t centroidsBytes = _centroids.needed() && !centroidsToHost ? sizeof(double) * 2 * static_cast<size_t>(rows) : 0;
-        char* const d = static_cast<char*>(deviceMemory.allocate(scratchBytes + 256 + statsBytes + centroidsBytes, s));
-        o.batch = reinterpret_cast<int*>(d + scratchBytes);
+        char* const d = static_cast<char*>(deviceMemory.allocate(scratchBytes + 256 + tableBytes + statsBytes + centroidsBytes, s));
+        o.batch = oneKernel ? nullptr : reinterpret_cast<int*>(d + scratchBytes);
+        deviceTable = oneKernel ? reinterpret_cast<OneLaunchFrame*>(d + scratchBytes + 256) : nullptr;
         o.batchRows = rows;
-        o.stats = statsBytes ? reinterpret_cast<int*>(d + scratchBytes + 256) : nullptr;
-        o.centroids = centroidsBytes ? reinterpret_cast<double*>(d + scratchBytes + 256 + statsBytes) : nullptr;
+        o.stats = statsBytes ? reinterpret_cast<int*>(d + scratchBytes + 256 + tableBytes) : nullptr;
+        o.centroids = centroidsBytes ? reinterpret_cast<double*>(d + scratchBytes + 256 + tableBytes + statsBytes) : nullptr;
         o.statsStep = sizeof(int) * CC_STAT_MAX;
         o.centroidsStep = sizeof(double) * 2;
         o.labels16u = ltype == CV_16U;
         o.maxLabel = ltype == CV_16U ? USHRT_MAX : INT_MAX;
         o.wantStats = wantStats;
-        const size_t recordBytes = alignPinned(sizeof(int) * 2 * queued.size());
+        const size_t recordBytes = alignPinned(sizeof(int) * 2 * (queued.size() + 1));
         const size_t hostStatsBytes = statsToHost ? alignPinned(sizeof(int) * CC_STAT_MAX * static_cast<size_t>(rows)) : 0;
         const size_t hostCentroidsBytes = centroidsToHost ? alignPinned(sizeof(double) * 2 * static_cast<size_t>(rows)) : 0;
-        r.hostOutputs->beginCall(recordBytes + hostStatsBytes + hostCentroidsBytes);
+        r.hostOutputs->beginCall(recordBytes + tableBytes + hostStatsBytes + hostCentroidsBytes);
         records = static_cast<int*>(r.hostOutputs->take(recordBytes));
+        table = oneKernel ? static_cast<OneLaunchFrame*>(r.hostOutputs->take(tableBytes)) : nullptr;
         o.statsHost = statsToHost ? static_cast<int*>(r.hostOutputs->take(hostStatsBytes)) : nullptr;
         o.centroidsHost = centroidsToHost ? static_cast<double*>(r.hostOutputs->take(hostCentroidsBytes)) : nullptr;
-        checkCuda(cudaMemsetAsync(o.batch, 0, 2 * sizeof(int), s), "cudaMemsetAsync (batch staging rows)");
+        if (o.batch)
+            checkCuda(cudaMemsetAsync(o.batch, 0, 2 * sizeof(int), s), "cudaMemsetAsync (batch staging rows)");
     }
-    for (size_t q = 0; q < queued.size(); ++q)
+    for (int q = 0; q < queuedCount; ++q)
     {
         const int k = queued[q];
         const GpuMat& img = images[k];
@@ -593,9 +610,21 @@ void cudacca::connectedComponentsBatch(InputArrayOfArrays _images, OutputArrayOf
             f.labels = target.data;
             f.labelsStep = target.step;
         }
+        if (oneKernel)
+        {
+            table[q] = { img.ptr<uchar>(), img.step, f.labels, f.labelsStep };
+            continue;
+        }
         f.count = records + 2 * q;
         f.batchPlacement = records + 2 * q + 1;
         oneLaunch(binaryImageOf(img), connectivity, deviceMemory.get(), f, std::numeric_limits<double>::quiet_NaN(), s);
+    }
+    if (oneKernel)
+    {
+        checkCuda(cudaMemcpyAsync(deviceTable, table, sizeof(OneLaunchFrame) * queued.size(), cudaMemcpyHostToDevice, s),
+                  "cudaMemcpyAsync (batch frame table)");
+        oneLaunchFrames(deviceTable, queuedCount, frameSize.height, frameSize.width, connectivity, deviceMemory.get(), o,
+                        records, std::numeric_limits<double>::quiet_NaN(), s);
     }
     counts.assign(frames, 0);
     if (!queued.empty())
@@ -605,26 +634,31 @@ void cudacca::connectedComponentsBatch(InputArrayOfArrays _images, OutputArrayOf
         checkCuda(cudaEventSynchronize(r.countCopied), "cudaEventSynchronize (batch)");
     }
 
-    // Every frame's N first: a CV_16U overflow refuses the call before any output of the batch is made from
-    // the staging (that frame's labels are untouched: its kernel wrote none).
+    // Every frame's N and first staging row (-1: its statistics are not there). A CV_16U overflow refuses the
+    // call before any output of the batch is made from the staging (that frame's labels are untouched: its
+    // kernel, or the batch's, wrote none).
+    std::vector<int> firstRow(queuedCount, -1);
     long long rowsNeeded = 0;
-    for (size_t q = 0; q < queued.size(); ++q)
+    for (int q = 0; q < queuedCount; ++q)
     {
-        const int n = records[2 * q] + 1;
+        const int n = (oneKernel ? records[q + 1] - records[q] : records[2 * q]) + 1;
         counts[queued[q]] = n;
         rowsNeeded += n;
         if (ltype == CV_16U && n - 1 > USHRT_MAX)
             CV_Error_(Error::StsOutOfRange, ("images[%d]: %d labels do not fit ltype CV_16U (at most 65536, background "
                                              "included); use CV_32S", queued[q], n));
+        firstRow[q] = oneKernel ? (rowsNeeded <= rows ? records[q] + q : -1) : records[2 * q + 1];
     }
-    // The next batch stages as many rows as this one needed (up to its bound): frames whose rows did not fit
-    // are labeled again, one by one, below.
+    if (oneKernel && rowsNeeded > rows) // the kernel wrote no statistics at all
+        std::fill(firstRow.begin(), firstRow.end(), -1);
+    // The next batch stages as many rows as this one needed: frames whose statistics did not fit are labeled
+    // again, one by one, below.
     stagingRows = static_cast<int>(std::min<long long>(std::max<long long>(rows, rowsNeeded), INT_MAX));
     std::vector<char> again(frames, 1);
     StreamBuffer noBuffer; // deviceOutputFromStaging hands out views of the arena or copies into the caller's
-    for (size_t q = 0; q < queued.size(); ++q)
+    for (int q = 0; q < queuedCount; ++q)
     {
-        const int k = queued[q], n = counts[k], first = records[2 * q + 1];
+        const int k = queued[q], n = counts[k], first = firstRow[q];
         if (wantStats && first < 0)
             continue;
         again[k] = 0;

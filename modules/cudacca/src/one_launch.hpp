@@ -71,6 +71,37 @@ struct OneLaunchOutputs
 void oneLaunch(const BinaryImage& image, int connectivity, void* scratch, const OneLaunchOutputs& out,
                double emptyCentroid, cudaStream_t stream);
 
+// ---- a batch of frames of one size in one kernel (ConnectedComponentsAnalyzer::applyBatch) ------------------
+// The frames are stacked into one virtual image (each frame's rows padded to whole tiles with background), so
+// the kernel's phases run once for the batch: the roots are ranked over all frames in order, frame f's labels
+// are those ranks minus the roots of the frames before it (frameBase[f]), and its statistics land in rows
+// frameBase[f] + f .. frameBase[f + 1] + f of the staging (`out.batchRows` rows; each frame's background row
+// first). The staging must hold N_total + frames rows; when it does not, no statistics are written (the host
+// knows from frameBase). A frame with more labels than `out.maxLabel` gets no labels written.
+
+/** One frame of a batch, in device memory. */
+struct OneLaunchFrame
+{
+    const unsigned char* image;
+    size_t imageStep;
+    void* labels; //!< of ltype, null: not wanted
+    size_t labelsStep;
+};
+
+/** Pixels of the virtual image of `frames` frames of rows x cols (the batched kernel indexes them as int). */
+long long oneLaunchFramesPixels(int frames, int rows, int cols);
+
+/** Device scratch of the batched kernel: its forest, per-block counts, frame bases, and accumulators for
+`slots` rows (wantStats). */
+size_t oneLaunchFramesScratchBytes(int frames, int rows, int cols, int slots, bool wantStats);
+
+/** Queues the batched kernel over `frameCount` frames of rows x cols (`frames`: device array). `out` gives the
+label type, the staging (stats / statsHost, centroids / centroidsHost; its steps) and `batchRows`, the rows it
+holds; its `labels`, `batch` and `count` are unused. frameBaseHost (mapped, frameCount + 1 ints) receives each
+frame's first rank - 1, the last the total of foreground components. */
+void oneLaunchFrames(const OneLaunchFrame* frames, int frameCount, int rows, int cols, int connectivity, void* scratch,
+                     const OneLaunchOutputs& out, int* frameBaseHost, double emptyCentroid, cudaStream_t stream);
+
 }}} // namespace cv::cuda::cudacca
 
 #endif

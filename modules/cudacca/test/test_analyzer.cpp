@@ -362,12 +362,15 @@ TEST(CUDACCA_Batch, EveryFrameSameAsTheCpu)
 {
     // Batches of images of different sizes (one above the one-launch limit, some of one pixel), both
     // connectivities and label types, stats and centroids on the device or the host: each frame equals the CPU.
-    // Three calls per analyzer: the first stages too few rows (frames labeled again one by one), the next ones
+    // Six calls per analyzer: the first ones stage too few rows (frames labeled again one by one), the later ones
     // not; CCA_BKE takes every frame one by one. Labels are given poisoned in place for some frames.
     skipIfNoCudaDevice();
     std::mt19937 rng(testSeed());
-    const std::vector<cv::Size> sizes = { cv::Size(640, 480), cv::Size(1, 1), cv::Size(333, 777), cv::Size(1500, 1500),
+    // Mixed sizes: one kernel per frame (and one call for the frame above 2^21 pixels); one size: one kernel for
+    // the batch (333 x 257: rows padded to whole tiles, columns not a whole tile).
+    const std::vector<cv::Size> mixed = { cv::Size(640, 480), cv::Size(1, 1), cv::Size(333, 777), cv::Size(1500, 1500),
                                           cv::Size(17, 1), cv::Size(512, 512), cv::Size(64, 1024) };
+    const std::vector<cv::Size> same(5, cv::Size(333, 257));
     for (int algorithm : { cv::cuda::CCA_DEFAULT, cv::cuda::CCA_BKE })
         for (int connectivity : { 4, 8 })
             for (int ltype : testedLabelTypes())
@@ -378,10 +381,12 @@ TEST(CUDACCA_Batch, EveryFrameSameAsTheCpu)
                     cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer> a =
                         cv::cuda::createConnectedComponentsAnalyzer(algorithm, connectivity, ltype);
                     cv::cuda::Stream stream;
-                    for (int call = 0; call < 3; ++call)
+                    for (int call = 0; call < 6; ++call)
                     {
-                        SCOPED_TRACE(cv::format("%s, %d-connectivity, %s, %s outputs, call %d", algorithmName(algorithm).c_str(),
-                                                connectivity, ltypeName(ltype).c_str(), hostOutputs ? "host" : "GpuMat", call));
+                        const std::vector<cv::Size>& sizes = call % 2 ? same : mixed;
+                        SCOPED_TRACE(cv::format("%s, %d-connectivity, %s, %s outputs, call %d (%s sizes)", algorithmName(algorithm).c_str(),
+                                                connectivity, ltypeName(ltype).c_str(), hostOutputs ? "host" : "GpuMat", call,
+                                                call % 2 ? "one" : "mixed"));
                         std::vector<cv::cuda::GpuMat> images;
                         std::vector<CCResult> refs;
                         for (const cv::Size& size : sizes)
@@ -401,14 +406,14 @@ TEST(CUDACCA_Batch, EveryFrameSameAsTheCpu)
                         if (hostOutputs)
                             a->applyBatch(images, labels, hostStats, hostCentroids, counts, stream);
                         else
-                            a->applyBatch(images, call == 1 ? cv::_OutputArray(cv::noArray()) : cv::_OutputArray(labels),
+                            a->applyBatch(images, call / 2 == 1 ? cv::_OutputArray(cv::noArray()) : cv::_OutputArray(labels),
                                           stats, centroids, counts, stream);
                         stream.waitForCompletion();
                         ASSERT_EQ(images.size(), counts.size());
                         for (size_t k = 0; k < images.size(); ++k)
                         {
                             SCOPED_TRACE(cv::format("frame %zu, %dx%d, N = %d", k, sizes[k].width, sizes[k].height, refs[k].n));
-                            const bool withLabels = hostOutputs || call != 1;
+                            const bool withLabels = hostOutputs || call / 2 != 1;
                             if (hostOutputs)
                                 EXPECT_TRUE(batchFrameMatchesCpu(refs[k], ltype, counts[k], &labels[k], hostStats[k], hostCentroids[k]));
                             else
@@ -426,27 +431,33 @@ TEST(CUDACCA_Batch, EveryFrameSameAsTheCpu)
 
 TEST(CUDACCA_Batch, TooManyLabelsFor16UNamesTheImage)
 {
+    // A 512x512 checkerboard (131072 labels with 4-connectivity) after a small frame (one kernel per frame) and
+    // after a frame of its size (one kernel for the batch).
     skipIfNoCudaDevice();
     std::mt19937 rng(testSeed());
-    const std::vector<cv::cuda::GpuMat> images = { cv::cuda::GpuMat(randomBlockImage(cv::Size(64, 64), 0.5, 2, rng)),
-                                                   cv::cuda::GpuMat(checkerboard(cv::Size(512, 512))) };
-    cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer> a = cv::cuda::createConnectedComponentsAnalyzer(cv::cuda::CCA_DEFAULT, 4, CV_16U);
-    std::vector<cv::cuda::GpuMat> labels(2), stats, centroids;
-    labels[1].upload(poisonedLabels(cv::Size(512, 512), CV_16U));
-    std::vector<int> counts;
-    try
+    for (const cv::Size first : { cv::Size(64, 64), cv::Size(512, 512) })
     {
-        a->applyBatch(images, labels, stats, centroids, counts, cv::cuda::Stream::Null());
-        ADD_FAILURE() << "no exception";
+        SCOPED_TRACE(cv::format("first frame %dx%d", first.width, first.height));
+        const std::vector<cv::cuda::GpuMat> images = { cv::cuda::GpuMat(randomBlockImage(first, 0.5, 4, rng)),
+                                                       cv::cuda::GpuMat(checkerboard(cv::Size(512, 512))) };
+        cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer> a = cv::cuda::createConnectedComponentsAnalyzer(cv::cuda::CCA_DEFAULT, 4, CV_16U);
+        std::vector<cv::cuda::GpuMat> labels(2), stats, centroids;
+        labels[1].upload(poisonedLabels(cv::Size(512, 512), CV_16U));
+        std::vector<int> counts;
+        try
+        {
+            a->applyBatch(images, labels, stats, centroids, counts, cv::cuda::Stream::Null());
+            ADD_FAILURE() << "no exception";
+        }
+        catch (const cv::Exception& e)
+        {
+            EXPECT_EQ(cv::Error::StsOutOfRange, e.code) << e.what();
+            EXPECT_NE(std::string::npos, e.err.find("images[1]")) << e.err;
+        }
+        cv::Mat l1;
+        labels[1].download(l1);
+        EXPECT_TRUE(bytesEqual(poisonedLabels(cv::Size(512, 512), CV_16U), l1)) << "the refused frame's labels are untouched";
     }
-    catch (const cv::Exception& e)
-    {
-        EXPECT_EQ(cv::Error::StsOutOfRange, e.code) << e.what();
-        EXPECT_NE(std::string::npos, e.err.find("images[1]")) << e.err;
-    }
-    cv::Mat l1;
-    labels[1].download(l1);
-    EXPECT_TRUE(bytesEqual(poisonedLabels(cv::Size(512, 512), CV_16U), l1)) << "the refused frame's labels are untouched";
 }
 
 TEST(CUDACCA_Batch, NoDeviceAllocationInSteadyState)

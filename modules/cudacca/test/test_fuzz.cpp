@@ -244,11 +244,12 @@ The function itself still allocates when it gets an empty GpuMat; the fuzzer doe
 struct FuzzWorkspace
 {
     static const int kMaxSide = 3000 + 16;
-    cv::cuda::GpuMat input, labels, stats, centroids, count;
+    cv::cuda::GpuMat input, labels, stats, centroids, count, onePixel;
 
     FuzzWorkspace()
     {
         count.create(1, 2, CV_32SC1); // applyAsync's N and status
+        onePixel.upload(cv::Mat(1, 1, CV_8UC1, cv::Scalar(255))); // applyBatch's third frame
         input.create(kMaxSide, kMaxSide, CV_8UC1);
         labels.create(kMaxSide, kMaxSide, CV_32SC1);
         const int maxLabels = (3000 * 3000 + 1) / 2 + 2;
@@ -375,9 +376,11 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
                                   (long long)img.total() <= cv::cuda::cudacca::kOneLaunchMaxPixels &&
                                   (labelsMode == 0 || labelsMode == 3) && statsMode != 1 && centroidsMode != 1;
             // A third of the other analyzer calls with a GpuMat input and no host labels go through applyBatch, as
-            // a batch of two frames: this image, then the same image again into fresh elements (both checked).
+            // a batch of this image, then the same image again into fresh elements (both checked): two frames of
+            // one size (one kernel for the batch), or with a third frame of 1x1 (one kernel per frame).
             const bool viaBatch = viaAnalyzer && !analyzerOutputs && !viaAsync && (route >> 17) % 3 == 0 &&
                                   inputMode != 2 && labelsMode != 2;
+            const bool batchOf3 = viaBatch && (route >> 20) % 2 == 0;
             const std::string what = cv::format(
                 "seed 0x%016llx (replay: CUDACCA_FUZZ_REPLAY=0x%016llx): %s %dx%d %s, %s, input %s, labels %s, "
                 "stats %s, centroids %s%s", (unsigned long long)seed, (unsigned long long)seed, f.kind.c_str(), img.cols,
@@ -386,7 +389,8 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
                 analyzerOutputs && statsMode == 0 ? "the analyzer's" : sNames[statsMode],
                 analyzerOutputs && centroidsMode == 0 ? "the analyzer's" : sNames[centroidsMode],
                 viaAsync ? ", through ConnectedComponentsAnalyzer::applyAsync"
-                         : viaBatch ? ", through ConnectedComponentsAnalyzer::applyBatch (2 frames)"
+                         : viaBatch ? (batchOf3 ? ", through ConnectedComponentsAnalyzer::applyBatch (3 frames, mixed sizes)"
+                                               : ", through ConnectedComponentsAnalyzer::applyBatch (2 frames of one size)")
                          : viaAnalyzer ? ", through a ConnectedComponentsAnalyzer" : "");
 
             const cv::Scalar labelPoison(ltype == CV_16U ? kPoisonLabel16 : kPoisonLabel32);
@@ -440,6 +444,8 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
                 else if (viaBatch)
                 {
                     std::vector<cv::cuda::GpuMat> images{ in, in }, lv, sv, cv_;
+                    if (batchOf3)
+                        images.push_back(ws.onePixel);
                     std::vector<cv::Mat> sh, ch;
                     if (labelsMode == 0 || labelsMode == 1) lv = { labelsMode == 0 ? lGpu : lAlloc, cv::cuda::GpuMat() };
                     if (statsMode == 0) sv = { sGpu, cv::cuda::GpuMat() };
@@ -455,10 +461,12 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
                                                counts, stream);
                     stream.waitForCompletion();
                     // frame 0 is checked below through the usual variables, frame 1 here
-                    n = counts.size() == 2 ? counts[0] : -1;
+                    n = counts.size() == images.size() ? counts[0] : -1;
                     std::ostringstream second;
-                    if (counts.size() != 2 || counts[1] != r.n)
-                        second << " frame 1: N " << (counts.size() == 2 ? counts[1] : -1) << ";";
+                    if (counts.size() != images.size() || counts[1] != r.n)
+                        second << " frame 1: N " << (counts.size() == images.size() ? counts[1] : -1) << ";";
+                    if (batchOf3 && counts.size() == 3 && counts[2] != 2)
+                        second << " frame 2 (one foreground pixel): N " << counts[2] << ";";
                     if (labelsMode == 0 || labelsMode == 1)
                     {
                         if (labelsMode == 0) lGpu = lv[0]; else lAlloc = lv[0];

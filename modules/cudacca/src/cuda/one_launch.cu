@@ -61,13 +61,38 @@ constexpr int kTilePixels = kTileRows * kTileCols;
 
 struct Params
 {
-    BinaryImage image;
+    BinaryImage image; //!< a batch: rows = frames * paddedRows, cols = the frames' (data unused)
     int* forest;      //!< rows * cols slots, dense (index y * cols + x)
     int* blockRoots;  //!< one count per block
     StatsAccumulators acc;
     OneLaunchOutputs out;
     double emptyCentroid;
+    // A batch (kBatch): frame f is rows [f * paddedRows, f * paddedRows + frameRows) of the virtual image
+    const OneLaunchFrame* frames = nullptr;
+    int frameCount = 0, frameRows = 0, paddedRows = 0;
+    int* frameBase = nullptr;     //!< device, frameCount + 1: roots in the frames before f (the last: all)
+    int* frameBaseHost = nullptr; //!< mapped host copy
 };
+
+/** The frame holding virtual row y (a tile's rows never straddle frames: paddedRows is a multiple of
+kTileRows): its image, and its first virtual row. Without a batch: the image, row 0. */
+template <bool kBatch>
+__device__ __forceinline__ BinaryImage frameImage(const Params& p, int y, int& frame, int& y0)
+{
+    if (!kBatch)
+    {
+        frame = y0 = 0;
+        return p.image;
+    }
+    frame = y / p.paddedRows;
+    y0 = frame * p.paddedRows;
+    BinaryImage img;
+    img.data = p.frames[frame].image;
+    img.step = p.frames[frame].imageStep;
+    img.rows = p.frameRows;
+    img.cols = p.image.cols;
+    return img;
+}
 
 /** A slot read from L2 (ld.global.cg): after a grid barrier, the values other multiprocessors wrote, whatever
 this multiprocessor's L1 held before. Used wherever the true value matters (root, label), not in the unions,
@@ -154,13 +179,12 @@ __device__ __forceinline__ int blockSum(int v, int* scratch)
     return total;
 }
 
-template <int kConnectivity, typename LabelT, bool kStats>
+template <int kConnectivity, typename LabelT, bool kStats, bool kBatch>
 __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
 {
     cg::grid_group grid = cg::this_grid();
     CUDACCA_ONE_LAUNCH_PHASE_END(0);
-    const BinaryImage& img = p.image;
-    const int rows = img.rows, cols = img.cols;
+    const int rows = p.image.rows, cols = p.image.cols;
     const int pixels = rows * cols;
     const int chunksPerRow = (cols + kWarpSize - 1) / kWarpSize;
     const int lane = threadIdx.x % kWarpSize;
@@ -186,11 +210,14 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
         {
             const int ty0 = t / tilesX * kTileRows, tx0 = t % tilesX * kTileCols;
             const int y = ty0 + warp;
+            int frame, y0; // the image is read at the frame's row ly, the forest at the virtual row y
+            const BinaryImage img = frameImage<kBatch>(p, ty0, frame, y0);
+            const int ly = y - y0;
             bool fg[2];
             for (int j = 0; j < 2; ++j)
             {
                 const int x = tx0 + j * kWarpSize + lane;
-                fg[j] = y < rows && x < cols && device::isForeground(img, y, x);
+                fg[j] = ly < img.rows && x < cols && device::isForeground(img, ly, x);
                 const unsigned mask = __ballot_sync(kFullMask, fg[j]);
                 const unsigned below = ~mask & ((1u << lane) - 1u);
                 const int start = below ? kWarpSize - __clz(below) : 0;
@@ -202,7 +229,7 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
                 const int x = tx0 + j * kWarpSize + lane, li = warp * kTileCols + j * kWarpSize + lane;
                 if (!fg[j])
                     continue;
-                const Joins n = joinsOf<kConnectivity>(img, y, x);
+                const Joins n = joinsOf<kConnectivity>(img, ly, x);
                 if (j == 1 && lane == 0 && n.left)
                     device::unite(tile, li, li - 1, device::OwnSlot());
                 if (warp == 0)
@@ -245,9 +272,11 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
             const int ty0 = t / tilesX * kTileRows, tx0 = t % tilesX * kTileCols;
             const int y = b < kTileCols ? ty0 : ty0 + 1 + (b - kTileCols) / 2;
             const int x = b < kTileCols ? tx0 + b : tx0 + ((b - kTileCols) % 2 ? kTileCols - 1 : 0);
-            if (y >= rows || x >= cols || !device::isForeground(img, y, x))
+            int frame, y0;
+            const BinaryImage img = frameImage<kBatch>(p, ty0, frame, y0);
+            if (y - y0 >= img.rows || x >= cols || !device::isForeground(img, y - y0, x))
                 continue;
-            const Joins n = joinsOf<kConnectivity>(img, y, x);
+            const Joins n = joinsOf<kConnectivity>(img, y - y0, x); // none upwards in a frame's first row
             const int i = y * cols + x;
             const bool top = y == ty0, first = x == tx0, last = x == tx0 + kTileCols - 1;
             if (first && n.left)
@@ -297,8 +326,15 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     }
     before = blockSum(before, reduceScratch);
     total = blockSum(total, reduceScratch);
+    // A batch: frame f's labels are the roots' ranks minus frameBase[f]; the statistics of frame f's label l
+    // are accumulated in slot frameBase[f] + f + l (its background in slot frameBase[f] + f), so the slots
+    // are the rows of the batch staging in order, when the staging holds them all (every block sees the same).
+    const int framePixels = kBatch ? p.paddedRows * cols : 0;
+    const bool statsFit = !kBatch || total + p.frameCount <= p.out.batchRows;
     if (blockIdx.x == 0 && threadIdx.x == 0)
     {
+        if (kBatch)
+            p.frameBase[p.frameCount] = p.frameBaseHost[p.frameCount] = total;
         if (p.out.count)
             *p.out.count = total;
         if (p.out.labelCountAndStatus)
@@ -306,7 +342,7 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
             p.out.labelCountAndStatus[0] = total + 1;
             p.out.labelCountAndStatus[1] = total > p.out.maxLabel ? 2 : total + 1 > p.out.capacity ? 1 : 0;
         }
-        if (kStats && total <= p.out.maxLabel)
+        if (kStats && !kBatch && total <= p.out.maxLabel)
             device::resetAccumulators(p.acc, 0);
         if (p.out.batch)
         {
@@ -318,8 +354,9 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
             *p.out.batchPlacement = placed;
         }
     }
-    if (total > p.out.maxLabel)
+    if (!kBatch && total > p.out.maxLabel)
         return; // every block sees the same total: none reaches another barrier; only N is written
+                // (a batch checks each frame's count in phase 5)
     {
         __shared__ int warpOffset[kWarps];
         __shared__ int rankedSoFar;
@@ -348,12 +385,20 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
                     rankedSoFar = inclusive; // this round's roots
             }
             __syncthreads();
+            const int rootsBefore = before + warpOffset[warp] + __popc(mask & ((1u << lane) - 1u));
+            const int frame = kBatch ? i / max(framePixels, 1) : 0;
+            if (kBatch && i < end && i == frame * framePixels)
+            {
+                p.frameBase[frame] = p.frameBaseHost[frame] = rootsBefore;
+                if (kStats && statsFit)
+                    device::resetAccumulators(p.acc, rootsBefore + frame);
+            }
             if (root)
             {
-                const int label = before + warpOffset[warp] + __popc(mask & ((1u << lane) - 1u)) + 1;
+                const int label = rootsBefore + 1;
                 forest[i] = -label;
-                if (kStats)
-                    device::resetAccumulators(p.acc, label);
+                if (kStats && statsFit)
+                    device::resetAccumulators(p.acc, label + frame);
             }
             before += rankedSoFar;
             __syncthreads();
@@ -370,42 +415,72 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     CUDACCA_ONE_LAUNCH_PHASE_END(4);
 
     // 5 labels, and the statistics run by run. A slot holds 0 (background), -label (a root) or root + 1.
+    // A batch: a frame's label is the rank minus its frameBase, and its labels are written only when they fit
+    // ltype (else the host refuses the batch naming the frame, whose labels stay untouched); a warp's
+    // background set goes to its frame's slot whenever the warp moves on to another frame (chunks are rows).
     {
         ComponentFeatures background;
         background.reset();
+        int backgroundSlot = 0;
+        auto flushBackground = [&] {
+            background.warpReduce();
+            if (lane == 0 && background.area > 0)
+                background.atomicMergeInto(p.acc, backgroundSlot);
+            background.reset();
+        };
         for (int k = firstChunk; k < lastChunk; ++k)
         {
             const int y = k / chunksPerRow, x = (k - y * chunksPerRow) * kWarpSize + lane;
+            int frame, y0;
+            const BinaryImage img = frameImage<kBatch>(p, y, frame, y0);
+            const int ly = y - y0;
+            if (kBatch && ly >= img.rows)
+                continue; // padding rows (the whole warp)
+            const int base = kBatch ? __ldcg(p.frameBase + frame) : 0;
+            char* labels = static_cast<char*>(kBatch ? p.frames[frame].labels : p.out.labels);
+            if (kBatch && __ldcg(p.frameBase + frame + 1) - base > p.out.maxLabel)
+                labels = nullptr;
             int label = 0;
             if (x < cols)
             {
                 const int v = slot(forest, y * cols + x);
                 label = v > 0 ? -slot(forest, v - 1) : -v;
-                if (p.out.labels)
-                    reinterpret_cast<LabelT*>(static_cast<char*>(p.out.labels) + static_cast<size_t>(y) * p.out.labelsStep)[x] =
+                label -= label > 0 ? base : 0;
+                if (labels)
+                    reinterpret_cast<LabelT*>(labels + static_cast<size_t>(ly) * (kBatch ? p.frames[frame].labelsStep
+                                                                                          : p.out.labelsStep))[x] =
                         static_cast<LabelT>(label);
             }
-            if (kStats)
+            if (kStats && statsFit)
             {
+                const int frameSlot = base + frame; // slot of the frame's label 0
+                if (kBatch && frameSlot != backgroundSlot)
+                {
+                    flushBackground();
+                    backgroundSlot = frameSlot;
+                }
                 // A run of the chunk is offered by its first lane: len = the foreground lanes from it on.
                 const unsigned mask = __ballot_sync(kFullMask, label > 0);
                 const bool first = label > 0 && (lane == 0 || !((mask >> (lane - 1)) & 1u));
                 const unsigned after = ~(mask >> lane);
                 const int len = after ? __ffs(after) - 1 : kWarpSize - lane;
-                device::offerToBlock(first, label, device::runFeatures(x, y, first ? len : 1), blockCarry, p.acc);
+                device::offerToBlock(first, frameSlot + label, device::runFeatures(x, ly, first ? len : 1), blockCarry, p.acc);
                 if (x < cols && label == 0)
-                    background.addPixel(x, y);
+                    background.addPixel(x, ly);
             }
         }
-        if (kStats)
+        if (kStats && statsFit)
         {
-            device::mergeBlockBackground(background, blockBackground, p.acc);
+            if (kBatch)
+                flushBackground();
+            else
+                device::mergeBlockBackground(background, blockBackground, p.acc);
             __syncthreads();
             if (threadIdx.x == 0)
                 blockCarry.flush(p.acc);
         }
     }
-    if (!kStats)
+    if (!kStats || !statsFit)
         return;
     grid.sync();
     CUDACCA_ONE_LAUNCH_PHASE_END(5);
@@ -413,15 +488,17 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     // 6 finish: labels 0..N, to the mapped host staging when it holds them, else to the device rows when
     // they do (packed host rows; device rows statsStep / centroidsStep bytes apart). In a batch: to this
     // frame's rows of the batch staging, host or device per output, when they fit.
+    // A batch of frames (kBatch): the slots are the staging's rows.
     const int first = p.out.batch ? __ldcg(p.out.batch + 1) : 0;
-    const bool toHost = p.out.batch ? first >= 0 : total + 1 <= p.out.hostRows;
+    const bool toHost = kBatch || (p.out.batch ? first >= 0 : total + 1 <= p.out.hostRows);
     if (!toHost && (p.out.batch || total + 1 > p.out.capacity))
         return;
+    const int lastRow = kBatch ? total + p.frameCount - 1 : total;
     char* const stats = reinterpret_cast<char*>(toHost && p.out.statsHost ? p.out.statsHost : p.out.stats);
     char* const centroids = reinterpret_cast<char*>(toHost && p.out.centroidsHost ? p.out.centroidsHost : p.out.centroids);
     const size_t statsStep = toHost && p.out.statsHost ? sizeof(int) * kStatsColumns : p.out.statsStep;
     const size_t centroidsStep = toHost && p.out.centroidsHost ? sizeof(double) * 2 : p.out.centroidsStep;
-    for (int l = blockIdx.x * kThreads + threadIdx.x; l <= total; l += gridDim.x * kThreads)
+    for (int l = blockIdx.x * kThreads + threadIdx.x; l <= lastRow; l += gridDim.x * kThreads)
     {
         const size_t row = static_cast<size_t>(first) + l;
         device::finalizeLabel(p.acc, l, stats ? reinterpret_cast<int*>(stats + row * statsStep) : nullptr,
@@ -458,22 +535,21 @@ DeviceInfo currentDevice()
 
 size_t forestBytes(int rows, int cols) { return alignUp(sizeof(int) * static_cast<size_t>(rows) * cols); }
 
-template <int kConnectivity, typename LabelT, bool kStats>
+template <int kConnectivity, typename LabelT, bool kStats, bool kBatch>
 void launch(const Params& params, cudaStream_t stream)
 {
-    auto kernel = oneLaunchKernel<kConnectivity, LabelT, kStats>;
+    auto kernel = oneLaunchKernel<kConnectivity, LabelT, kStats, kBatch>;
     // One wave of resident blocks (a cooperative launch may not have more), no more than there is work for.
     // Occupancy is cached per thread for the current device only.
-    thread_local int perSmCache[2][2][2] = {};
+    thread_local int perSmCache[2][2][2][2] = {};
     thread_local int cacheDevice = -1;
     const DeviceInfo device = currentDevice();
     if (cacheDevice != device.device)
     {
-        perSmCache[0][0][0] = perSmCache[0][0][1] = perSmCache[0][1][0] = perSmCache[0][1][1] = 0;
-        perSmCache[1][0][0] = perSmCache[1][0][1] = perSmCache[1][1][0] = perSmCache[1][1][1] = 0;
+        std::fill(&perSmCache[0][0][0][0], &perSmCache[0][0][0][0] + 16, 0);
         cacheDevice = device.device;
     }
-    int& perSm = perSmCache[kConnectivity == 8][sizeof(LabelT) == 2][kStats];
+    int& perSm = perSmCache[kConnectivity == 8][sizeof(LabelT) == 2][kStats][kBatch];
     if (perSm == 0)
         checkCuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, kThreads, 0),
                   "cudaOccupancyMaxActiveBlocksPerMultiprocessor (one launch)");
@@ -485,6 +561,21 @@ void launch(const Params& params, cudaStream_t stream)
     checkCuda(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(kernel), dim3(blocks), dim3(kThreads), args, 0, stream),
               "cudaLaunchCooperativeKernel (one launch)");
 }
+
+template <bool kBatch>
+void launchFor(const Params& p, int connectivity, cudaStream_t stream)
+{
+    withConnectivity(connectivity, [&](auto c) {
+        constexpr int C = decltype(c)::value;
+        if (p.out.labels16u)
+            p.out.wantStats ? launch<C, unsigned short, true, kBatch>(p, stream) : launch<C, unsigned short, false, kBatch>(p, stream);
+        else
+            p.out.wantStats ? launch<C, int, true, kBatch>(p, stream) : launch<C, int, false, kBatch>(p, stream);
+    });
+}
+
+/** A frame's rows in the virtual image of a batch: a whole number of tiles. */
+int framePaddedRows(int rows) { return (rows + kTileRows - 1) / kTileRows * kTileRows; }
 
 } // namespace
 
@@ -522,13 +613,46 @@ void oneLaunch(const BinaryImage& image, int connectivity, void* scratch, const 
                           : StatsAccumulators();
     p.out = out;
     p.emptyCentroid = emptyCentroid;
-    withConnectivity(connectivity, [&](auto c) {
-        constexpr int C = decltype(c)::value;
-        if (out.labels16u)
-            out.wantStats ? launch<C, unsigned short, true>(p, stream) : launch<C, unsigned short, false>(p, stream);
-        else
-            out.wantStats ? launch<C, int, true>(p, stream) : launch<C, int, false>(p, stream);
-    });
+    launchFor<false>(p, connectivity, stream);
+}
+
+size_t oneLaunchFramesScratchBytes(int frames, int rows, int cols, int slots, bool wantStats)
+{
+    const size_t pixels = static_cast<size_t>(frames) * framePaddedRows(rows) * cols;
+    return alignUp(sizeof(int) * pixels) + alignUp(sizeof(int) * (pixels / kThreads + 1)) +
+           alignUp(sizeof(int) * (frames + 1)) + (wantStats ? statsAccumulatorBytes(slots) : 0);
+}
+
+long long oneLaunchFramesPixels(int frames, int rows, int cols)
+{
+    return static_cast<long long>(frames) * framePaddedRows(rows) * cols;
+}
+
+void oneLaunchFrames(const OneLaunchFrame* frames, int frameCount, int rows, int cols, int connectivity, void* scratch,
+                     const OneLaunchOutputs& out, int* frameBaseHost, double emptyCentroid, cudaStream_t stream)
+{
+    const size_t pixels = static_cast<size_t>(oneLaunchFramesPixels(frameCount, rows, cols));
+    char* s = static_cast<char*>(scratch);
+    Params p;
+    p.image.data = nullptr;
+    p.image.step = static_cast<size_t>(cols);
+    p.image.rows = frameCount * framePaddedRows(rows);
+    p.image.cols = cols;
+    p.forest = reinterpret_cast<int*>(s);
+    s += alignUp(sizeof(int) * pixels);
+    p.blockRoots = reinterpret_cast<int*>(s);
+    s += alignUp(sizeof(int) * (pixels / kThreads + 1));
+    p.frameBase = reinterpret_cast<int*>(s);
+    s += alignUp(sizeof(int) * (frameCount + 1));
+    p.acc = out.wantStats ? layoutStatsAccumulators(s, out.batchRows) : StatsAccumulators();
+    p.out = out;
+    p.emptyCentroid = emptyCentroid;
+    p.frames = frames;
+    p.frameCount = frameCount;
+    p.frameRows = rows;
+    p.paddedRows = framePaddedRows(rows);
+    p.frameBaseHost = frameBaseHost;
+    launchFor<true>(p, connectivity, stream);
 }
 
 }}} // namespace cv::cuda::cudacca
