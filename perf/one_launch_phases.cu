@@ -5,7 +5,8 @@
 // Standalone (no OpenCV): the kernel's sources are compiled into this one translation unit.
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I modules/cudacca/src -o one_launch_phases perf/one_launch_phases.cu
-//   ./one_launch_phases [side 512] [g 1] [d 0.5] [connectivity 8] [calls 200]
+//   ./one_launch_phases [side 512] [g 1] [d 0.5] [connectivity 8] [calls 200] [frames 1]
+// frames > 1: the batched kernel (oneLaunchFrames, applyBatch's) over that many copies of the image.
 //
 // Phases: 1 init, 2 unite, 3 flatten + count, 4 rank, 5 labels + statistics, 6 finish (see one_launch.cu).
 
@@ -50,6 +51,7 @@ int main(int argc, char** argv)
     const double d = argc > 3 ? std::atof(argv[3]) : 0.5;
     const int connectivity = argc > 4 ? std::atoi(argv[4]) : 8;
     const int calls = argc > 5 ? std::atoi(argv[5]) : 200;
+    const int frames = argc > 6 ? std::atoi(argv[6]) : 1;
 
     std::mt19937 rng(1);
     std::uniform_real_distribution<double> u(0, 1);
@@ -61,18 +63,26 @@ int main(int argc, char** argv)
         for (int x = 0; x < side; ++x)
             img[static_cast<size_t>(y) * side + x] = cell[static_cast<size_t>(y / g) * blocks + x / g];
 
-    const int bound = oneLaunchLabelBound(side, side, connectivity);
+    // (a batch: every frame's rows of staging and accumulators, and its background's)
+    const int bound = frames * (oneLaunchLabelBound(side, side, connectivity) + 1);
     unsigned char* dImg;
     void *scratch, *labels;
     int *stats, *count;
     double* centroids;
     checkCuda(cudaMalloc(&dImg, img.size()), "cudaMalloc");
     checkCuda(cudaMemcpy(dImg, img.data(), img.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
-    checkCuda(cudaMalloc(&scratch, oneLaunchScratchBytes(side, side, connectivity, true)), "cudaMalloc");
-    checkCuda(cudaMalloc(&labels, sizeof(int) * img.size()), "cudaMalloc");
+    checkCuda(cudaMalloc(&scratch, frames > 1 ? oneLaunchFramesScratchBytes(frames, side, side, bound, true)
+                                              : oneLaunchScratchBytes(side, side, connectivity, true)), "cudaMalloc");
+    checkCuda(cudaMalloc(&labels, sizeof(int) * img.size() * frames), "cudaMalloc");
     checkCuda(cudaMalloc(&stats, sizeof(int) * 5 * bound), "cudaMalloc");
     checkCuda(cudaMalloc(&centroids, sizeof(double) * 2 * bound), "cudaMalloc");
-    checkCuda(cudaHostAlloc(&count, sizeof(int), cudaHostAllocMapped), "cudaHostAlloc");
+    checkCuda(cudaHostAlloc(&count, sizeof(int) * (frames + 1), cudaHostAllocMapped), "cudaHostAlloc");
+    std::vector<OneLaunchFrame> table(frames);
+    for (int f = 0; f < frames; ++f)
+        table[f] = { dImg, static_cast<size_t>(side), static_cast<int*>(labels) + img.size() * f, sizeof(int) * side };
+    OneLaunchFrame* dTable;
+    checkCuda(cudaMalloc(&dTable, sizeof(OneLaunchFrame) * frames), "cudaMalloc");
+    checkCuda(cudaMemcpy(dTable, table.data(), sizeof(OneLaunchFrame) * frames, cudaMemcpyHostToDevice), "cudaMemcpy");
 
     BinaryImage image{ dImg, static_cast<size_t>(side), side, side };
     OneLaunchOutputs o;
@@ -85,11 +95,15 @@ int main(int argc, char** argv)
     o.statsStep = sizeof(int) * 5;
     o.centroidsStep = sizeof(double) * 2;
     o.capacity = bound;
+    o.batchRows = bound;
     o.count = count;
     std::vector<std::vector<double>> us(7);
     for (int i = 0; i < calls + 10; ++i)
     {
-        oneLaunch(image, connectivity, scratch, o, 0.0, 0);
+        if (frames > 1)
+            oneLaunchFrames(dTable, frames, side, side, connectivity, scratch, o, count, 0.0, 0);
+        else
+            oneLaunch(image, connectivity, scratch, o, 0.0, 0);
         checkCuda(cudaDeviceSynchronize(), "the kernel");
         unsigned long long t[7];
         checkCuda(cudaMemcpyFromSymbol(t, g_phaseNs, sizeof(t)), "cudaMemcpyFromSymbol");
@@ -97,7 +111,8 @@ int main(int argc, char** argv)
             for (int k = 1; k < 7; ++k)
                 us[k].push_back((t[k] - t[k - 1]) / 1000.0);
     }
-    std::printf("%dx%d g=%d d=%.2f %d-conn, N = %d; median us per phase:", side, side, g, d, connectivity, *count);
+    std::printf("%d x %dx%d g=%d d=%.2f %d-conn, N = %d; median us per phase:", frames, side, side, g, d, connectivity,
+                frames > 1 ? count[frames] : *count);
     double total = 0;
     const char* names[] = { "", "init", "unite", "flatten", "rank", "labels+stats", "finish" };
     for (int k = 1; k < 7; ++k)

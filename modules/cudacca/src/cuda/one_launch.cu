@@ -99,16 +99,30 @@ this multiprocessor's L1 held before. Used wherever the true value matters (root
 whose progress never depends on fresh loads (union_find.cuh, "PLAIN LOADS"). */
 __device__ __forceinline__ int slot(const int* forest, int i) { return __ldcg(forest + i); }
 
-/** Root of node a (a foreground pixel): walks the slots through L2. */
-__device__ __forceinline__ int rootOf(const int* forest, int a)
+/** Pixels a thread takes at once in phases 3 to 5: their loads are independent, so that a thread has that
+many in flight (the phases were bound by the latency of one load after another: 64 frames of 512^2 spent
+190 / 130 / 415 us in them at one pixel or chunk per step, H200). */
+constexpr int kInFlight = 4;
+
+/** The roots of kInFlight nodes (node < 0: none), walked in lockstep: one round of loads for all at a time. */
+__device__ __forceinline__ void rootsOf(const int* forest, int (&node)[kInFlight])
 {
-    int next = slot(forest, a) - 1;
-    while (next != a)
+    bool moved = true;
+    while (moved)
     {
-        a = next;
-        next = slot(forest, a) - 1;
+        moved = false;
+        int next[kInFlight];
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u)
+            next[u] = node[u] >= 0 ? slot(forest, node[u]) - 1 : node[u];
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u)
+            if (next[u] != node[u])
+            {
+                node[u] = next[u];
+                moved = true;
+            }
     }
-    return a;
 }
 
 /** The pairs that foreground pixel (y, x) joins with its earlier neighbours. Every adjacency is joined,
@@ -298,16 +312,28 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     blockPixels(pixels, begin, end);
     {
         int roots = 0;
-        for (int i = begin + static_cast<int>(threadIdx.x); i < end; i += kThreads)
+        for (int i0 = begin + static_cast<int>(threadIdx.x); i0 < end; i0 += kInFlight * kThreads)
         {
-            const int v = slot(forest, i);
-            if (v == 0)
-                continue;
-            const int root = rootOf(forest, v - 1);
-            if (root == i)
-                ++roots;
-            else if (v != root + 1)
-                forest[i] = root + 1; // an ancestor: concurrent walks stay valid
+            int v[kInFlight], node[kInFlight];
+#pragma unroll
+            for (int u = 0; u < kInFlight; ++u)
+            {
+                const int i = i0 + u * kThreads;
+                v[u] = i < end ? slot(forest, i) : 0;
+                node[u] = v[u] - 1; // -1: background
+            }
+            rootsOf(forest, node);
+#pragma unroll
+            for (int u = 0; u < kInFlight; ++u)
+            {
+                const int i = i0 + u * kThreads;
+                if (v[u] == 0)
+                    continue;
+                if (node[u] == i)
+                    ++roots;
+                else if (v[u] != node[u] + 1)
+                    forest[i] = node[u] + 1; // an ancestor: concurrent walks stay valid
+            }
         }
         roots = blockSum(roots, reduceScratch);
         if (threadIdx.x == 0)
@@ -358,47 +384,75 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
         return; // every block sees the same total: none reaches another barrier; only N is written
                 // (a batch checks each frame's count in phase 5)
     {
+        // Rounds of kInFlight * kThreads pixels, kInFlight consecutive ones per thread (one 16-byte load), so
+        // that thread order is raster order: a thread's roots are ranked after those of the threads before it.
         __shared__ int warpOffset[kWarps];
         __shared__ int rankedSoFar;
-        for (int base = begin; base < end; base += kThreads)
+        for (int base = begin; base < end; base += kInFlight * kThreads)
         {
-            const int i = base + static_cast<int>(threadIdx.x);
-            const bool root = i < end && slot(forest, i) == i + 1;
-            const unsigned mask = __ballot_sync(kFullMask, root);
-            if (lane == 0)
-                warpOffset[warp] = __popc(mask);
+            const int i0 = base + kInFlight * static_cast<int>(threadIdx.x);
+            int v[kInFlight];
+            if (i0 + kInFlight <= end)
+            {
+                const int4 q = __ldcg(reinterpret_cast<const int4*>(forest + i0)); // i0 is a multiple of 4
+                v[0] = q.x; v[1] = q.y; v[2] = q.z; v[3] = q.w;
+            }
+            else
+            {
+#pragma unroll
+                for (int u = 0; u < kInFlight; ++u)
+                    v[u] = i0 + u < end ? slot(forest, i0 + u) : 0;
+            }
+            int mine = 0;
+#pragma unroll
+            for (int u = 0; u < kInFlight; ++u)
+                mine += v[u] == i0 + u + 1;
+            int inclusive = mine; // over the warp's lanes
+            for (int d = 1; d < kWarpSize; d *= 2)
+            {
+                const int t = __shfl_up_sync(kFullMask, inclusive, d);
+                if (lane >= d)
+                    inclusive += t;
+            }
+            if (lane == kWarpSize - 1)
+                warpOffset[warp] = inclusive;
             __syncthreads();
             if (warp == 0)
             {
                 // exclusive scan of the warps' counts (kWarps <= 32 lanes)
                 const int c = lane < kWarps ? warpOffset[lane] : 0;
-                int inclusive = c;
+                int warpsInclusive = c;
                 for (int d = 1; d < kWarpSize; d *= 2)
                 {
-                    const int t = __shfl_up_sync(kFullMask, inclusive, d);
+                    const int t = __shfl_up_sync(kFullMask, warpsInclusive, d);
                     if (lane >= d)
-                        inclusive += t;
+                        warpsInclusive += t;
                 }
                 if (lane < kWarps)
-                    warpOffset[lane] = inclusive - c;
+                    warpOffset[lane] = warpsInclusive - c;
                 if (lane == kWarpSize - 1)
-                    rankedSoFar = inclusive; // this round's roots
+                    rankedSoFar = warpsInclusive; // this round's roots
             }
             __syncthreads();
-            const int rootsBefore = before + warpOffset[warp] + __popc(mask & ((1u << lane) - 1u));
-            const int frame = kBatch ? i / max(framePixels, 1) : 0;
-            if (kBatch && i < end && i == frame * framePixels)
+            int rootsBefore = before + warpOffset[warp] + inclusive - mine;
+#pragma unroll
+            for (int u = 0; u < kInFlight; ++u)
             {
-                p.frameBase[frame] = p.frameBaseHost[frame] = rootsBefore;
-                if (kStats && statsFit)
-                    device::resetAccumulators(p.acc, rootsBefore + frame);
-            }
-            if (root)
-            {
-                const int label = rootsBefore + 1;
-                forest[i] = -label;
-                if (kStats && statsFit)
-                    device::resetAccumulators(p.acc, label + frame);
+                const int i = i0 + u;
+                const int frame = kBatch ? i / max(framePixels, 1) : 0;
+                if (kBatch && i < end && i == frame * framePixels)
+                {
+                    p.frameBase[frame] = p.frameBaseHost[frame] = rootsBefore;
+                    if (kStats && statsFit)
+                        device::resetAccumulators(p.acc, rootsBefore + frame);
+                }
+                if (v[u] == i + 1)
+                {
+                    const int label = ++rootsBefore;
+                    forest[i] = -label;
+                    if (kStats && statsFit)
+                        device::resetAccumulators(p.acc, label + frame);
+                }
             }
             before += rankedSoFar;
             __syncthreads();
@@ -428,8 +482,23 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
                 background.atomicMergeInto(p.acc, backgroundSlot);
             background.reset();
         };
-        for (int k = firstChunk; k < lastChunk; ++k)
+        for (int k0 = firstChunk; k0 < lastChunk; k0 += kInFlight)
         {
+            // kInFlight chunks' ranks first (independent loads: the slots, then their roots' slots)
+            int rank[kInFlight];
+#pragma unroll
+            for (int u = 0; u < kInFlight; ++u)
+            {
+                const int k = k0 + u, y = k / chunksPerRow, x = (k - y * chunksPerRow) * kWarpSize + lane;
+                rank[u] = k < lastChunk && x < cols ? slot(forest, y * cols + x) : 0; // (padding rows: 0)
+            }
+#pragma unroll
+            for (int u = 0; u < kInFlight; ++u)
+                rank[u] = rank[u] > 0 ? -slot(forest, rank[u] - 1) : -rank[u];
+#pragma unroll
+        for (int u = 0; u < kInFlight && k0 + u < lastChunk; ++u)
+        {
+            const int k = k0 + u;
             const int y = k / chunksPerRow, x = (k - y * chunksPerRow) * kWarpSize + lane;
             int frame, y0;
             const BinaryImage img = frameImage<kBatch>(p, y, frame, y0);
@@ -443,8 +512,7 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
             int label = 0;
             if (x < cols)
             {
-                const int v = slot(forest, y * cols + x);
-                label = v > 0 ? -slot(forest, v - 1) : -v;
+                label = rank[u];
                 label -= label > 0 ? base : 0;
                 if (labels)
                     reinterpret_cast<LabelT*>(labels + static_cast<size_t>(ly) * (kBatch ? p.frames[frame].labelsStep
@@ -468,6 +536,7 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
                 if (x < cols && label == 0)
                     background.addPixel(x, ly);
             }
+        }
         }
         if (kStats && statsFit)
         {
