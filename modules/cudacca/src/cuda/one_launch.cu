@@ -476,6 +476,7 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
         ComponentFeatures background;
         background.reset();
         int backgroundSlot = 0;
+        device::WarpCarry carry; // (a batch)
         auto flushBackground = [&] {
             background.warpReduce();
             if (lane == 0 && background.area > 0)
@@ -532,7 +533,10 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
                 const bool first = label > 0 && (lane == 0 || !((mask >> (lane - 1)) & 1u));
                 const unsigned after = ~(mask >> lane);
                 const int len = after ? __ffs(after) - 1 : kWarpSize - lane;
-                device::offerToBlock(first, frameSlot + label, device::runFeatures(x, ly, first ? len : 1), blockCarry, p.acc);
+                if (kBatch) // a warp walks ~a hundred chunks: the giant component's runs meet in its carry
+                    carry.offer(first, frameSlot + label, device::runFeatures(x, ly, first ? len : 1), p.acc);
+                else        // one or two chunks a warp: straight to the block's carry
+                    device::offerToBlock(first, frameSlot + label, device::runFeatures(x, ly, first ? len : 1), blockCarry, p.acc);
                 if (x < cols && label == 0)
                     background.addPixel(x, ly);
             }
@@ -541,7 +545,10 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
         if (kStats && statsFit)
         {
             if (kBatch)
+            {
                 flushBackground();
+                carry.finishInto(blockCarry, p.acc, false, 0, background);
+            }
             else
                 device::mergeBlockBackground(background, blockBackground, p.acc);
             __syncthreads();
