@@ -477,6 +477,9 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
         background.reset();
         int backgroundSlot = 0;
         device::WarpCarry carry; // (a batch)
+        // The frame of the chunk: its rank offset and labels (a batch: cached while the warp stays in a frame).
+        int frameHere = -1, base = 0;
+        char* labels = static_cast<char*>(p.out.labels);
         auto flushBackground = [&] {
             background.warpReduce();
             if (lane == 0 && background.area > 0)
@@ -501,22 +504,25 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
         {
             const int k = k0 + u;
             const int y = k / chunksPerRow, x = (k - y * chunksPerRow) * kWarpSize + lane;
-            int frame, y0;
-            const BinaryImage img = frameImage<kBatch>(p, y, frame, y0);
-            const int ly = y - y0;
-            if (kBatch && ly >= img.rows)
+            const int frame = kBatch ? y / p.paddedRows : 0, ly = kBatch ? y - frame * p.paddedRows : y;
+            if (kBatch && ly >= p.frameRows)
                 continue; // padding rows (the whole warp)
-            const int base = kBatch ? __ldcg(p.frameBase + frame) : 0;
-            char* labels = static_cast<char*>(kBatch ? p.frames[frame].labels : p.out.labels);
-            if (kBatch && __ldcg(p.frameBase + frame + 1) - base > p.out.maxLabel)
-                labels = nullptr;
+            if (kBatch && frame != frameHere)
+            {
+                // (the warp's chunks are rows of one or two frames: these loads once per frame)
+                frameHere = frame;
+                base = __ldcg(p.frameBase + frame);
+                labels = static_cast<char*>(p.frames[frame].labels);
+                if (__ldcg(p.frameBase + frame + 1) - base > p.out.maxLabel)
+                    labels = nullptr;
+            }
             int label = 0;
             if (x < cols)
             {
                 label = rank[u];
                 label -= label > 0 ? base : 0;
                 if (labels)
-                    reinterpret_cast<LabelT*>(labels + static_cast<size_t>(ly) * (kBatch ? p.frames[frame].labelsStep
+                    reinterpret_cast<LabelT*>(labels + static_cast<size_t>(ly) * (kBatch ? p.frames[frameHere].labelsStep
                                                                                           : p.out.labelsStep))[x] =
                         static_cast<LabelT>(label);
             }
