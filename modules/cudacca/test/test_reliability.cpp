@@ -440,6 +440,43 @@ TEST(CUDACCA_Sanitizer, RepresentativeSubset)
                     }
                     EXPECT_TRUE(matchesCpu(ref, ltype, got)) << "analyzer, " << imgs[i].first << ", " << paramsName(p);
                 }
+
+                // applyBatch: frames of one size (one kernel for the batch with CCA_DEFAULT) and of mixed sizes
+                // (one kernel each), GpuMat then host statistics
+                for (int mixed = 0; mixed < 2; ++mixed)
+                {
+                    std::vector<cv::cuda::GpuMat> frames;
+                    std::vector<CCResult> refs;
+                    for (size_t i : { size_t(1), size_t(mixed ? 0 : 1), size_t(1), size_t(mixed ? 2 : 1) })
+                    {
+                        refs.push_back(cpuReference(imgs[i].second, conn));
+                        frames.emplace_back(imgs[i].second);
+                    }
+                    std::vector<cv::cuda::GpuMat> bl, bs, bc;
+                    std::vector<cv::Mat> hbs, hbc;
+                    std::vector<int> counts;
+                    if (mixed)
+                        analyzer->applyBatch(frames, bl, hbs, hbc, counts, cv::cuda::Stream::Null());
+                    else
+                        analyzer->applyBatch(frames, bl, bs, bc, counts, cv::cuda::Stream::Null());
+                    for (size_t k = 0; k < frames.size(); ++k)
+                    {
+                        HostResult got;
+                        got.n = counts[k];
+                        bl[k].download(got.labels);
+                        if (mixed)
+                        {
+                            got.stats = hbs[k];
+                            got.centroids = hbc[k];
+                        }
+                        else
+                        {
+                            bs[k].download(got.stats);
+                            bc[k].download(got.centroids);
+                        }
+                        EXPECT_TRUE(matchesCpu(refs[k], ltype, got)) << "applyBatch frame " << k << ", " << paramsName(p);
+                    }
+                }
             }
 }
 
