@@ -50,16 +50,6 @@ GpuMat deviceImage(InputArray image, StreamBuffer& buffer, Stream& stream)
     return d;
 }
 
-BinaryImage binaryImageOf(const GpuMat& m)
-{
-    BinaryImage b;
-    b.data = m.ptr<uchar>();
-    b.step = m.step;
-    b.rows = m.rows;
-    b.cols = m.cols;
-    return b;
-}
-
 LabelForest forestOf(const GpuMat& m)
 {
     LabelForest f;

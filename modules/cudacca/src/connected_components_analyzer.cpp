@@ -52,25 +52,9 @@ public:
         CV_INSTRUMENT_REGION();
         checkArguments(image, labels, stats, centroids, connectivity_, ltype_, algorithm_);
         requireDevice();
-        makeCount();
-        CallResources r = resources();
-        const cudaStream_t s = StreamAccessor::getStream(stream);
-        arena_.beginCall(s);
-        try
-        {
-            int n;
-            {
-                ArenaScope scope(arena_);
-                n = connectedComponents(image, labels, stats, centroids, connectivity_, ltype_, stream, r);
-            }
-            arena_.endCall(s);
-            return n;
-        }
-        catch (const cv::Exception& e)
-        {
-            afterFailure(e, s);
-            throw;
-        }
+        return call(stream, [&](CallResources& r) {
+            return connectedComponents(image, labels, stats, centroids, connectivity_, ltype_, stream, r);
+        });
     }
 
     void applyBatch(InputArrayOfArrays images, OutputArrayOfArrays labels, OutputArrayOfArrays stats,
@@ -79,24 +63,10 @@ public:
         CV_INSTRUMENT_REGION();
         checkBatchArguments(images, labels, stats, centroids);
         requireDevice();
-        makeCount();
-        CallResources r = resources();
-        const cudaStream_t s = StreamAccessor::getStream(stream);
-        arena_.beginCall(s);
-        try
-        {
-            {
-                ArenaScope scope(arena_);
-                connectedComponentsBatch(images, labels, stats, centroids, counts, connectivity_, ltype_, stream, r,
-                                         batchRows_);
-            }
-            arena_.endCall(s);
-        }
-        catch (const cv::Exception& e)
-        {
-            afterFailure(e, s);
-            throw;
-        }
+        call(stream, [&](CallResources& r) {
+            connectedComponentsBatch(images, labels, stats, centroids, counts, connectivity_, ltype_, stream, r, batchRows_);
+            return 0;
+        });
     }
 
     void applyAsync(InputArray image, InputOutputArray labels, InputOutputArray stats, InputOutputArray centroids,
@@ -128,11 +98,7 @@ public:
             asyncScratch_ = allocateFromPool(need, s);
             asyncBytes_ = need;
         }
-        BinaryImage b;
-        b.data = img.ptr<uchar>();
-        b.step = img.step;
-        b.rows = img.rows;
-        b.cols = img.cols;
+        const BinaryImage b = binaryImageOf(img);
         OneLaunchOutputs o;
         if (labels.needed())
         {
@@ -204,21 +170,41 @@ private:
         return r;
     }
 
-    /** After a failed call: the work queued so far still uses the arena, so the next call (or release) waits
-    for it; out of memory, the object holds nothing. */
-    void afterFailure(const cv::Exception& e, cudaStream_t s) noexcept
+    /** One call of the object on `stream`: body(resources) with every device buffer taken from the arena. After
+    a failure the work queued so far still uses the arena, so the next call (or release) waits for it; out of
+    memory, the object holds nothing. */
+    template <class Body>
+    int call(Stream& stream, Body&& body)
     {
+        makeCount();
+        CallResources r = resources();
+        const cudaStream_t s = StreamAccessor::getStream(stream);
+        arena_.beginCall(s);
         try
         {
-            arena_.endCall(s);
-            if (e.code == Error::StsNoMem)
+            int n;
             {
-                releaseMemory();
-                trimTemporaryPool();
+                ArenaScope scope(arena_);
+                n = body(r);
             }
+            arena_.endCall(s);
+            return n;
         }
-        catch (...)
+        catch (const cv::Exception& e)
         {
+            try
+            {
+                arena_.endCall(s);
+                if (e.code == Error::StsNoMem)
+                {
+                    releaseMemory();
+                    trimTemporaryPool();
+                }
+            }
+            catch (...)
+            {
+            }
+            throw;
         }
     }
 

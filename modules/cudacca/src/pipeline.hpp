@@ -29,6 +29,17 @@ struct CallResources
     bool defaultAlgorithm = false;
 };
 
+/** The kernels' view of a CV_8UC1 / CV_8SC1 GpuMat. */
+inline BinaryImage binaryImageOf(const GpuMat& m)
+{
+    BinaryImage b;
+    b.data = m.ptr<uchar>();
+    b.step = m.step;
+    b.rows = m.rows;
+    b.cols = m.cols;
+    return b;
+}
+
 /** The call with checked arguments (checkArguments in arguments.hpp; a device is present). Returns N. */
 int connectedComponents(InputArray image, OutputArray labels, OutputArray stats, OutputArray centroids,
                         int connectivity, int ltype, Stream& stream, CallResources& resources);

@@ -294,14 +294,7 @@ TEST(CUDACCA_Batch, BadArgumentsNamedBeforeAnyGpuWork)
     std::vector<cv::cuda::GpuMat> labels(1), stats(1), centroids(1);
     std::vector<cv::Mat> hostLabels(1), hostStats(1);
     std::vector<int> counts = { 7 };
-    struct Case
-    {
-        const char* what;
-        std::function<void()> call;
-        int code;
-        const char* names;
-    };
-    const std::vector<Case> cases = {
+    const std::vector<RefusalCase> cases = {
         { "one GpuMat", [&] { a->applyBatch(a0, labels, stats, centroids, counts, null); }, cv::Error::StsBadArg, "images" },
         { "host images", [&] { a->applyBatch(std::vector<cv::Mat>{ cv::Mat(4, 4, CV_8UC1) }, labels, stats, centroids, counts,
               null); }, cv::Error::StsBadArg, "images" },
@@ -317,24 +310,12 @@ TEST(CUDACCA_Batch, BadArgumentsNamedBeforeAnyGpuWork)
               std::vector<cv::cuda::GpuMat> over = { fakeGpuMat(48, 64, CV_32SC1, 0x200000 - 64) };
               a->applyBatch(images, over, stats, centroids, counts, null); }, cv::Error::StsBadArg, "labels[0]" },
     };
-    for (const Case& c : cases)
-    {
-        SCOPED_TRACE(c.what);
-        try
-        {
-            c.call();
-            ADD_FAILURE() << "no exception";
-        }
-        catch (const cv::Exception& e)
-        {
-            EXPECT_EQ(c.code, e.code) << e.what();
-            EXPECT_NE(std::string::npos, e.err.find(c.names)) << e.err;
-        }
+    expectRefusals(cases, [&] {
         EXPECT_EQ(1u, labels.size());
         EXPECT_EQ(1u, stats.size());
         EXPECT_TRUE(labels[0].empty() && stats[0].empty() && centroids[0].empty());
         EXPECT_EQ(std::vector<int>{ 7 }, counts);
-    }
+    });
 }
 
 //! Frame k of a batch against the CPU: labels (unless not asked for), stats and centroids (device or host).

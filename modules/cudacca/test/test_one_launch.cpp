@@ -141,16 +141,9 @@ TEST(CUDACCA_Async, BadArgumentsNamedBeforeAnyGpuWork)
     const cv::cuda::GpuMat count = fakeGpuMat(1, 2, CV_32SC1, 0x500000);
     cv::Ptr<cv::cuda::ConnectedComponentsAnalyzer> a = cv::cuda::createConnectedComponentsAnalyzer();
     cv::cuda::Stream null = cv::cuda::StreamAccessor::wrapStream(nullptr); // Stream::Null() needs a driver
-    struct Case
-    {
-        const char* what;
-        std::function<void()> call;
-        int code;
-        const char* names;
-    };
     const cv::Mat hostImage(48, 64, CV_8UC1, cv::Scalar(1));
     cv::Mat hostLabels(48, 64, CV_32SC1);
-    const std::vector<Case> cases = {
+    const std::vector<RefusalCase> cases = {
         { "another algorithm", [&] { cv::cuda::createConnectedComponentsAnalyzer(cv::cuda::CCA_BKE)->applyAsync(
               image, labels, stats, centroids, count, null); }, cv::Error::StsNotImplemented, "CCA_DEFAULT" },
         { "host image", [&] { a->applyAsync(hostImage, labels, stats, centroids, count, null); }, cv::Error::StsBadArg, "image" },
@@ -171,20 +164,7 @@ TEST(CUDACCA_Async, BadArgumentsNamedBeforeAnyGpuWork)
         { "labels over the image", [&] { a->applyAsync(image, fakeGpuMat(48, 64, CV_32SC1, 0x100000), stats, centroids,
               count, null); }, cv::Error::StsBadArg, "labels" },
     };
-    for (const Case& c : cases)
-    {
-        SCOPED_TRACE(c.what);
-        try
-        {
-            c.call();
-            ADD_FAILURE() << "no exception";
-        }
-        catch (const cv::Exception& e)
-        {
-            EXPECT_EQ(c.code, e.code) << e.what();
-            EXPECT_NE(std::string::npos, e.err.find(c.names)) << e.err;
-        }
-    }
+    expectRefusals(cases);
 }
 
 struct AsyncOutputs

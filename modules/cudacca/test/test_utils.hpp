@@ -15,6 +15,7 @@
 #include <cstring>
 #include <climits>
 #include <iomanip>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -170,6 +171,36 @@ inline void skipIfNoCudaDevice()
 {
     if (cudaDeviceCount() <= 0)
         throw cvtest::SkipTestException(noDeviceReason());
+}
+
+//! A call that must be refused by an argument check: cv::Exception `code`, its message naming `names`.
+struct RefusalCase
+{
+    const char* what;
+    std::function<void()> call;
+    int code;
+    const char* names;
+};
+
+//! Runs every case, expecting its refusal; `after` (optional) checks what must hold after each.
+inline void expectRefusals(const std::vector<RefusalCase>& cases, const std::function<void()>& after = {})
+{
+    for (const RefusalCase& c : cases)
+    {
+        SCOPED_TRACE(c.what);
+        try
+        {
+            c.call();
+            ADD_FAILURE() << "no exception";
+        }
+        catch (const cv::Exception& e)
+        {
+            EXPECT_EQ(c.code, e.code) << e.what();
+            EXPECT_NE(std::string::npos, e.err.find(c.names)) << e.err;
+        }
+        if (after)
+            after();
+    }
 }
 
 //! A GpuMat header over an address that is never dereferenced (argument checks that run without a device).
