@@ -24,6 +24,10 @@
 //  6 finish   labels 0..N in OpenCV's layout (statistics.cuh, finalizeLabel), to the host when it fits.
 // Before phase 1 (2 tiles), in one chunk per warp and with the warp carry, it took 85 us: the global unions
 // of every pixel (30 us) and the giant component's run-by-run atomics (38 us) dominated.
+// Phases 3-5 keep kInFlight independent loads per thread. A BATCH of frames of one size (kBatch, applyBatch)
+// runs the same phases once over the frames stacked into a virtual image (frameImage, Params' frame fields):
+// no join crosses a frame's first row, ranks run over the batch and frameBase[f] turns them into frame f's
+// labels, and a warp's many chunks merge their statistics in its WarpCarry (one_launch.hpp; doc/design.md).
 
 #include <cooperative_groups.h>
 
