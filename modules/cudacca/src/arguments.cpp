@@ -89,7 +89,7 @@ namespace {
 /** An input image (`name`: "image", or "images[k]" in a batch): non-empty, one 8-bit channel, not too large. */
 void checkImage(int type, Size size, const std::string& name)
 {
-    if (size.area() == 0)
+    if (size.width <= 0 || size.height <= 0) // (not area(): an int, which 65536 x 65536 wraps to 0)
         CV_Error_(Error::StsBadArg, ("%s is empty: expected a non-empty CV_8UC1 or CV_8SC1 image", name.c_str()));
     if (type != CV_8UC1 && type != CV_8SC1)
         CV_Error_(Error::StsUnsupportedFormat, ("%s must be CV_8UC1 or CV_8SC1 (one 8-bit channel), got %s",

@@ -374,7 +374,8 @@ TEST(CUDACCA_Arguments, TooManyPixels)
 {
     // Past 2^31 - 2 pixels the int32 label forest cannot index the image: a clear error, before any
     // device work (the headers point at nothing; no GPU needed).
-    const cv::Size sizes[] = { {46341, 46341}, {65536, 32768}, {2147483647, 1}, {1, 2147483647} };
+    // (65536 x 65536: cv::Size::area(), an int, wraps to 0; the image must not be called empty)
+    const cv::Size sizes[] = { {46341, 46341}, {65536, 32768}, {65536, 65536}, {2147483647, 1}, {1, 2147483647} };
     for (const cv::Size& sz : sizes)
     {
         SCOPED_TRACE(cv::format("%dx%d", sz.width, sz.height));
