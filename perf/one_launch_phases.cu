@@ -7,6 +7,7 @@
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I modules/cudacca/src -o one_launch_phases perf/one_launch_phases.cu
 //   ./one_launch_phases [side 512] [g 1] [d 0.5] [connectivity 8] [calls 200] [frames 1]
 // frames > 1: the batched kernel (oneLaunchFrames, applyBatch's) over that many copies of the image.
+// After the timed calls, each frame's labels are checked against a CPU labeling: EXACT, or MISMATCH (exit 1).
 //
 // Phases: 1 init, 2 unite, 3 flatten + count, 4 rank, 5 labels + statistics, 6 finish (see one_launch.cu).
 
@@ -111,6 +112,46 @@ int main(int argc, char** argv)
             for (int k = 1; k < 7; ++k)
                 us[k].push_back((t[k] - t[k - 1]) / 1000.0);
     }
+    // Exact check of every frame's labels against a CPU labeling (raster order of first pixels).
+    bool exact = false;
+    {
+        std::vector<int> parent(img.size()), ref(img.size(), 0);
+        auto find = [&](int a) { while (parent[a] != a) a = parent[a] = parent[parent[a]]; return a; };
+        for (int y = 0; y < side; ++y)
+            for (int x = 0; x < side; ++x)
+            {
+                const int i = y * side + x;
+                parent[i] = i;
+                if (!img[i])
+                    continue;
+                auto join = [&](int yy, int xx) {
+                    if (yy < 0 || xx < 0 || xx >= side || !img[yy * side + xx]) return;
+                    int a = find(i), b = find(yy * side + xx);
+                    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+                };
+                join(y, x - 1);
+                join(y - 1, x);
+                if (connectivity == 8) { join(y - 1, x - 1); join(y - 1, x + 1); }
+            }
+        int next = 0;
+        std::vector<int> labelOf(img.size(), 0);
+        for (size_t i = 0; i < img.size(); ++i)
+            if (img[i])
+            {
+                const int r = find(static_cast<int>(i));
+                if (r == static_cast<int>(i)) labelOf[i] = ++next;
+                ref[i] = labelOf[r];
+            }
+        std::vector<int> got(img.size() * frames);
+        checkCuda(cudaMemcpy(got.data(), labels, sizeof(int) * got.size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
+        long long bad = 0;
+        for (int f = 0; f < frames; ++f)
+            for (size_t i = 0; i < img.size(); ++i)
+                bad += got[f * img.size() + i] != ref[i];
+        const int n = frames > 1 ? count[frames] : *count;
+        exact = bad == 0 && n == next * frames;
+        std::printf("[check: %s, N %d vs %d x %d] ", exact ? "EXACT" : "MISMATCH", n, next, frames);
+    }
     std::printf("%d x %dx%d g=%d d=%.2f %d-conn, N = %d; median us per phase:", frames, side, side, g, d, connectivity,
                 frames > 1 ? count[frames] : *count);
     double total = 0;
@@ -123,5 +164,5 @@ int main(int argc, char** argv)
         std::printf(" %s %.1f", names[k], m);
     }
     std::printf(" | sum %.1f\n", total);
-    return 0;
+    return exact ? 0 : 1;
 }

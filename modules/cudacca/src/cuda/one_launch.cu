@@ -9,10 +9,11 @@
 // The phases, on a pixel forest in the LabelForest convention (contracts.hpp: slot = parent index + 1,
 // 0 = background, every parent below its child, so each root is its component's first pixel in raster
 // order). A CHUNK is 32 pixels of a row, one per lane. H100 times (512^2, 8-connectivity, g = 1, d = 50 %;
-// perf/one_launch_phases.cu): 11 / 11 / 5 / 3 / 6 / 2 us, 39 us in all.
-//  1 tiles    each 16 x 64 tile is labeled in shared memory by union-find (Bolelli et al. 2024, Algorithm 1,
-//             union_find.cuh), starting from each pixel linked to its run's first pixel in its chunk (one
-//             ballot); then every pixel's global slot points at its tile-local root;
+// perf/one_launch_phases.cu): 7 / 11 / 4 / 3 / 6 / 2 us, 34 us in all (the tile phase took 11 us with
+// run-start links and up to three unions per pixel, whose image reads came after the first barrier).
+//  1 tiles    each 16 x 64 tile is labeled in shared memory: each pixel linked to its first neighbour
+//             (Komura), then at most one union per pixel (Bolelli et al. 2024, Algorithm 1, union_find.cuh),
+//             all read from two ballots per row; then every pixel's global slot points at its tile-local root;
 //  2 borders  the pairs that cross tiles are joined in the global forest (same union-find, path halving);
 //             which pairs are joined at all: the "first pixel of an overlap" rules at Joins (after Lemaitre et
 //             al. 2021, 3.1);
@@ -129,15 +130,16 @@ __device__ __forceinline__ void rootsOf(const int* forest, int (&node)[kInFlight
     }
 }
 
-/** The pairs that foreground pixel (y, x) joins with its earlier neighbours. Every adjacency is joined,
-directly or through a chain of joined ones (so the union-find sees every component whole):
- - left: always (within a chunk by the run starts of phase 1, which link each pixel to an ancestor chain);
+/** Phase 2's pairs: those that foreground pixel (y, x) joins with its earlier neighbours. Every adjacency is
+joined, directly or through a chain of joined ones (so the union-find sees every component whole):
+ - left: always;
  - up: unless both left neighbours are foreground: (y, x-1) and (y-1, x-1) are then adjacent and joined (by
    induction along x), and each is joined to its row's pixel;
  - up-left (8): only when neither (y-1, x) nor (y, x-1) is foreground, else one of them links it;
  - up-right (8): only when neither (y-1, x) nor (y, x+1) is foreground: (y, x+1) joins (y-1, x+1) itself
    then (its left is (y, x), its up-left (y-1, x) background).
-Whether a pair is joined in phase 1 (within a tile) or 2 (across tiles) does not change the set of unions. */
+Phase 2 joins the pairs of this set that cross tiles; those inside a tile are connected already, since phase 1
+labels each tile exactly (firstNeighbourLink), so every adjacency ends up connected. */
 struct Joins
 {
     bool left, up, upLeft, upRight;
@@ -161,6 +163,45 @@ __device__ __forceinline__ Joins joinsOf(const BinaryImage& img, int y, int x)
         j.upRight = upRight && !up && !right;
     }
     return j;
+}
+
+/** A tile row (bit c: column c of the tile) and the tile's row above it (0 for the tile's first row). */
+struct TileRows
+{
+    unsigned long long here, above;
+};
+
+/** Phase 1's links inside a tile (Komura 2015, as KE's initialization, section III-B-3 of Bolelli et al. 2024;
+ke_labeling.cu): the tile slot of column c of the row whose first local index is `row` (0: background), and
+in `unionWith` the one local index it must still be united with (-1: none). The pixel links to its first
+foreground neighbour in raster order among up-left, up, up-right, left (up, left with 4-connectivity): all
+earlier, so the tile stays a forest whose roots are first pixels. Why one union is enough (by induction in
+raster order, every adjacent pair of earlier pixels is already connected): the earlier neighbours are
+connected among themselves whenever up is foreground (up touches each of them) or, with up background, up-left
+and left (vertically adjacent); only up-right is then apart from them, and with 4-connectivity left from up
+(diagonal). So: 8-connectivity, up background, up-right and (up-left or left) foreground: unite with the one the
+link did not take (up-right when linked to up-left, else left); 4-connectivity, up and left: unite with left.
+Neighbours outside the tile count as background here: this labels the tile exactly, and phase 2 joins the pairs
+across tiles (Joins). */
+template <int kConnectivity>
+__device__ __forceinline__ int firstNeighbourLink(const TileRows& m, int row, int c, int& unionWith)
+{
+    unionWith = -1;
+    if (!(m.here >> c & 1u))
+        return 0;
+    const int li = row + c, up = li - kTileCols;
+    const bool left = c > 0 && (m.here >> (c - 1) & 1u), upper = m.above >> c & 1u;
+    if (kConnectivity == 4)
+    {
+        if (upper && left)
+            unionWith = li - 1;
+        return (upper ? up : left ? li - 1 : li) + 1;
+    }
+    const bool upLeft = c > 0 && (m.above >> (c - 1) & 1u);
+    const bool upRight = c + 1 < kTileCols && (m.above >> (c + 1) & 1u);
+    if (!upper && upRight && (upLeft || left))
+        unionWith = upLeft ? up + 1 : li - 1;
+    return (upLeft ? up - 1 : upper ? up : upRight ? up + 1 : left ? li - 1 : li) + 1;
 }
 
 /** The chunks [first, last) of this warp: an equal, contiguous share of the image's chunks, so that a warp
@@ -214,8 +255,10 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     const int tiles = tilesX * ((rows + kTileRows - 1) / kTileRows);
 
     // 1 tiles: each tile is labeled in shared memory (local indices, row-major in the tile, so that a local
-    // root, the smallest local index of its tree, is also its first pixel in raster order), its pairs joined
-    // there; then each pixel's global slot points at its local root. One row per warp, two chunks per row.
+    // root, the smallest local index of its tree, is also its first pixel in raster order); then each pixel's
+    // global slot points at its local root. One row per warp, two chunks per row: a warp's ballots give its row
+    // and the tile row above as 64-bit masks, from which each pixel takes its Komura link and its one union
+    // (firstNeighbourLink) without reading the image again.
     // Intentional race (compute-sanitizer racecheck reports it, in union_find.cuh's findRoot loads and
     // findRootCompress store, and nowhere else in this kernel: H100, c2acca6): the tile's unions run
     // concurrently on `tile`, as UF's localMergeKernel (uf_labeling.cu) does. A find may read an entry that
@@ -231,44 +274,37 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
             int frame, y0; // the image is read at the frame's row ly, the forest at the virtual row y
             const BinaryImage img = frameImage<kBatch>(p, ty0, frame, y0);
             const int ly = y - y0;
-            bool fg[2];
+            unsigned here[2], above[2]; // ballots of this row and of the tile's row above (none for its first)
             for (int j = 0; j < 2; ++j)
             {
                 const int x = tx0 + j * kWarpSize + lane;
-                fg[j] = ly < img.rows && x < cols && device::isForeground(img, ly, x);
-                const unsigned mask = __ballot_sync(kFullMask, fg[j]);
-                const unsigned below = ~mask & ((1u << lane) - 1u);
-                const int start = below ? kWarpSize - __clz(below) : 0;
-                tile[warp * kTileCols + j * kWarpSize + lane] = fg[j] ? warp * kTileCols + j * kWarpSize + start + 1 : 0;
+                const bool inside = x < cols && ly < img.rows;
+                here[j] = __ballot_sync(kFullMask, inside && device::isForeground(img, ly, x));
+                above[j] = __ballot_sync(kFullMask, inside && warp > 0 && device::isForeground(img, ly - 1, x));
+            }
+            const TileRows masks = { here[0] | static_cast<unsigned long long>(here[1]) << 32,
+                                     above[0] | static_cast<unsigned long long>(above[1]) << 32 };
+            int unionWith[2];
+            for (int j = 0; j < 2; ++j)
+            {
+                const int c = j * kWarpSize + lane;
+                tile[warp * kTileCols + c] = firstNeighbourLink<kConnectivity>(masks, warp * kTileCols, c, unionWith[j]);
             }
             __syncthreads();
             for (int j = 0; j < 2; ++j)
-            {
-                const int x = tx0 + j * kWarpSize + lane, li = warp * kTileCols + j * kWarpSize + lane;
-                if (!fg[j])
-                    continue;
-                const Joins n = joinsOf<kConnectivity>(img, ly, x);
-                if (j == 1 && lane == 0 && n.left)
-                    device::unite(tile, li, li - 1, device::OwnSlot());
-                if (warp == 0)
-                    continue;
-                if (n.up)
-                    device::unite(tile, li, li - kTileCols, device::OwnSlot());
-                if (n.upLeft && (j > 0 || lane > 0))
-                    device::unite(tile, li, li - kTileCols - 1, device::OwnSlot());
-                if (n.upRight && (j == 0 || lane < kWarpSize - 1))
-                    device::unite(tile, li, li - kTileCols + 1, device::OwnSlot());
-            }
+                if (unionWith[j] >= 0)
+                    device::unite(tile, warp * kTileCols + j * kWarpSize + lane, unionWith[j], device::OwnSlot());
             __syncthreads();
             for (int j = 0; j < 2; ++j)
             {
-                const int x = tx0 + j * kWarpSize + lane;
+                const int c = j * kWarpSize + lane, x = tx0 + c, li = warp * kTileCols + c;
                 if (y >= rows || x >= cols)
                     continue;
                 int v = 0;
-                if (fg[j])
+                if (masks.here >> c & 1u)
                 {
-                    const int root = device::findRoot(tile, warp * kTileCols + j * kWarpSize + lane, device::OwnSlot());
+                    // no union runs now and only this thread writes tile[li]
+                    const int root = device::compressSlot(tile, li, tile[li] - 1, device::OwnSlot());
                     v = (ty0 + root / kTileCols) * cols + tx0 + root % kTileCols + 1;
                 }
                 forest[y * cols + x] = v;
