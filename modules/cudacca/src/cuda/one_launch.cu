@@ -317,30 +317,60 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
 
     // 2 borders: the pairs that cross tiles, in the global forest: a tile's top row (its pairs with the row
     // above, and with the left for its first pixel), its first column (left, up-left) and last column
-    // (up-right), each pixel once: kTileCols + 2 (kTileRows - 1) per tile.
+    // (up-right), each pixel once: kTileCols + 2 (kTileRows - 1) per tile. A warp takes 32 consecutive such
+    // pixels, mostly of one tile row, whose pairs often join the same two trees (a component along the
+    // border): each distinct pair of roots is united by one lane (__match_any_sync), so that the giant
+    // component's tile roots are not all linked at once by every lane (atomics on one root, retried).
+    // Skipping a duplicate is safe: the lane that unites the same two trees joins the skipped pixels too.
     {
         constexpr int kBorder = kTileCols + 2 * (kTileRows - 1);
-        for (int k = blockIdx.x * kThreads + threadIdx.x; k < tiles * kBorder; k += gridDim.x * kThreads)
+        const int items = tiles * kBorder;
+        for (int k0 = blockIdx.x * kThreads + threadIdx.x - lane; k0 < items; k0 += gridDim.x * kThreads)
         {
-            const int t = k / kBorder, b = k - t * kBorder;
-            const int ty0 = t / tilesX * kTileRows, tx0 = t % tilesX * kTileCols;
-            const int y = b < kTileCols ? ty0 : ty0 + 1 + (b - kTileCols) / 2;
-            const int x = b < kTileCols ? tx0 + b : tx0 + ((b - kTileCols) % 2 ? kTileCols - 1 : 0);
-            int frame, y0;
-            const BinaryImage img = frameImage<kBatch>(p, ty0, frame, y0);
-            if (y - y0 >= img.rows || x >= cols || !device::isForeground(img, y - y0, x))
-                continue;
-            const Joins n = joinsOf<kConnectivity>(img, y - y0, x); // none upwards in a frame's first row
-            const int i = y * cols + x;
-            const bool top = y == ty0, first = x == tx0, last = x == tx0 + kTileCols - 1;
-            if (first && n.left)
-                device::uniteHalving(forest, i, i - 1);
-            if (top && n.up)
-                device::uniteHalving(forest, i, i - cols);
-            if ((top || first) && n.upLeft)
-                device::uniteHalving(forest, i, i - cols - 1);
-            if ((top || last) && n.upRight)
-                device::uniteHalving(forest, i, i - cols + 1);
+            const int k = k0 + lane;
+            int i = 0, partners = 0, partner0 = 0, partner1 = 0, partner2 = 0; // (registers, not an array)
+            auto add = [&](int j) {
+                (partners == 0 ? partner0 : partners == 1 ? partner1 : partner2) = j;
+                ++partners;
+            };
+            if (k < items)
+            {
+                const int t = k / kBorder, b = k - t * kBorder;
+                const int ty0 = t / tilesX * kTileRows, tx0 = t % tilesX * kTileCols;
+                const int y = b < kTileCols ? ty0 : ty0 + 1 + (b - kTileCols) / 2;
+                const int x = b < kTileCols ? tx0 + b : tx0 + ((b - kTileCols) % 2 ? kTileCols - 1 : 0);
+                int frame, y0;
+                const BinaryImage img = frameImage<kBatch>(p, ty0, frame, y0);
+                if (y - y0 < img.rows && x < cols && device::isForeground(img, y - y0, x))
+                {
+                    const Joins n = joinsOf<kConnectivity>(img, y - y0, x); // none upwards in a frame's first row
+                    i = y * cols + x;
+                    const bool top = y == ty0, first = x == tx0, last = x == tx0 + kTileCols - 1;
+                    if (first && n.left)
+                        add(i - 1);
+                    if (top && n.up)
+                        add(i - cols);
+                    if ((top || first) && n.upLeft)
+                        add(i - cols - 1);
+                    if ((top || last) && n.upRight)
+                        add(i - cols + 1);
+                }
+            }
+            const int rootA = partners ? device::findRootHalving(forest, i) : -1;
+            for (int q = 0; __any_sync(kFullMask, q < partners); ++q)
+            {
+                unsigned long long pair = ~0ull; // none
+                int rootB = -1;
+                if (q < partners)
+                {
+                    rootB = device::findRootHalving(forest, q == 0 ? partner0 : q == 1 ? partner1 : partner2);
+                    if (rootB != rootA)
+                        pair = static_cast<unsigned long long>(min(rootA, rootB)) << 32 | static_cast<unsigned>(max(rootA, rootB));
+                }
+                const unsigned same = __match_any_sync(kFullMask, pair);
+                if (pair != ~0ull && lane == __ffs(same) - 1)
+                    device::uniteHalving(forest, rootA, rootB);
+            }
         }
     }
     grid.sync();
