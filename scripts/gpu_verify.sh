@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU verification run: on a machine with an NVIDIA GPU, runs the parts named in CUDACCA_VERIFY
 # (default "accuracy python samples perf") and prints a compact summary last. Parts:
-#   accuracy   the whole accuracy suite (opencv_test_cudacca; large-image tests skip)
+#   accuracy   the whole accuracy suite (opencv_test_cudacca; large-image tests skip); CUDACCA_GTEST_FILTER (a
+#              gtest filter) and CUDACCA_TEST_ALGORITHMS (the parameterized rows) narrow it
 #   python     the Python binding tests
 #   samples    the C++ and Python samples with --check
 #   perf       a short perf run (CUDACCA_PERF_ARGS)
@@ -38,7 +39,8 @@ status=0
 
 if want accuracy; then
   echo "== accuracy suite"
-  "$bin/opencv_test_cudacca" --gtest_output=xml:"$out/accuracy.xml" >"$out/accuracy.log" 2>&1 || status=1
+  "$bin/opencv_test_cudacca" --gtest_filter="${CUDACCA_GTEST_FILTER:-*}" --gtest_output=xml:"$out/accuracy.xml" \
+    >"$out/accuracy.log" 2>&1 || status=1
   tail -n 5 "$out/accuracy.log"
   grep -E '^\[  FAILED  \]' "$out/accuracy.log" | head -20
   grep -E '^\[ (MEMORY|FUZZ) ' "$out/accuracy.log" > "$out/accuracy_figures.txt" || true

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Copies what the GPU run needs (test, perf and benchmark binaries, OpenCV libraries, cv2) into .carry/, stripped,
 # so that it travels to a GPU machine (the device tool carries at most 64 MiB).
-# Usage: scripts/stage_gpu_bundle.sh [build dir, default build]
+# Usage: scripts/stage_gpu_bundle.sh [build dir, default build] [bundle dir, default .carry]
+# (two bundles in one carry, e.g. OpenCV 4.10 and 5.0: stage build into .carry, then build-5.0 into .carry/v50)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
-dest=$root/.carry
+dest=${2:-$root/.carry}
 rm -rf "$dest" && mkdir -p "$dest/bin" "$dest/lib" "$dest/python"
 cp "$build"/opencv/bin/opencv_test_cudacca "$build"/opencv/bin/opencv_perf_cudacca "$dest/bin/"
 cp -P "$build"/opencv/lib/libopencv_*.so* "$dest/lib/"
