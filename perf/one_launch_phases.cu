@@ -5,8 +5,11 @@
 // Standalone (no OpenCV): the kernel's sources are compiled into this one translation unit.
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I modules/cudacca/src -o one_launch_phases perf/one_launch_phases.cu
-//   ./one_launch_phases [side 512] [g 1] [d 0.5] [connectivity 8] [calls 200] [frames 1]
+//   ./one_launch_phases [side 512] [g 1] [d 0.5] [connectivity 8] [calls 200] [frames 1] [host 0]
 // frames > 1: the batched kernel (oneLaunchFrames, applyBatch's) over that many copies of the image.
+// host 1: stats and centroids to mapped pinned host memory, as for a caller's host Mat (single frame).
+// Besides the phases (block 0's view), "call" is the median time from before the launch to after it, as CUDA
+// events see it (launch, every block's last write and exit included).
 // After the timed calls, each frame's labels are checked against a CPU labeling: EXACT, or MISMATCH (exit 1).
 //
 // Phases: 1 init, 2 unite, 3 flatten + count, 4 rank, 5 labels + statistics, 6 finish (see one_launch.cu).
@@ -53,6 +56,7 @@ int main(int argc, char** argv)
     const int connectivity = argc > 4 ? std::atoi(argv[4]) : 8;
     const int calls = argc > 5 ? std::atoi(argv[5]) : 200;
     const int frames = argc > 6 ? std::atoi(argv[6]) : 1;
+    const bool toHost = argc > 7 && std::atoi(argv[7]) != 0 && frames == 1;
 
     std::mt19937 rng(1);
     std::uniform_real_distribution<double> u(0, 1);
@@ -98,14 +102,34 @@ int main(int argc, char** argv)
     o.capacity = bound;
     o.batchRows = bound;
     o.count = count;
+    int* hostStats = nullptr;
+    double* hostCentroids = nullptr;
+    if (toHost)
+    {
+        checkCuda(cudaHostAlloc(&hostStats, sizeof(int) * 5 * bound, cudaHostAllocMapped), "cudaHostAlloc");
+        checkCuda(cudaHostAlloc(&hostCentroids, sizeof(double) * 2 * bound, cudaHostAllocMapped), "cudaHostAlloc");
+        o.statsHost = hostStats;
+        o.centroidsHost = hostCentroids;
+        o.hostRows = bound;
+    }
+    cudaEvent_t e0, e1;
+    checkCuda(cudaEventCreate(&e0), "cudaEventCreate");
+    checkCuda(cudaEventCreate(&e1), "cudaEventCreate");
+    std::vector<double> callUs;
     std::vector<std::vector<double>> us(7);
     for (int i = 0; i < calls + 10; ++i)
     {
+        checkCuda(cudaEventRecord(e0, 0), "cudaEventRecord");
         if (frames > 1)
             oneLaunchFrames(dTable, frames, side, side, connectivity, scratch, o, count, 0.0, 0);
         else
             oneLaunch(image, connectivity, scratch, o, 0.0, 0);
+        checkCuda(cudaEventRecord(e1, 0), "cudaEventRecord");
         checkCuda(cudaDeviceSynchronize(), "the kernel");
+        float ms = 0;
+        checkCuda(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
+        if (i >= 10)
+            callUs.push_back(ms * 1e3);
         unsigned long long t[7];
         checkCuda(cudaMemcpyFromSymbol(t, g_phaseNs, sizeof(t)), "cudaMemcpyFromSymbol");
         if (i >= 10)
@@ -163,6 +187,7 @@ int main(int argc, char** argv)
         total += m;
         std::printf(" %s %.1f", names[k], m);
     }
-    std::printf(" | sum %.1f\n", total);
+    std::nth_element(callUs.begin(), callUs.begin() + callUs.size() / 2, callUs.end());
+    std::printf(" | sum %.1f | call %.1f%s\n", total, callUs[callUs.size() / 2], toHost ? " (host stats)" : "");
     return exact ? 0 : 1;
 }
