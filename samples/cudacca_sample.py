@@ -62,9 +62,11 @@ def threshold_arg(s):
 
 
 def algorithms():
-    """{'default': cv2.cuda.CCA_DEFAULT, 'uf': cv2.cuda.CCA_UF, ...}: every CCA_* constant of this cv2."""
+    """{'default': cv2.cuda.CCA_DEFAULT, 'uf': cv2.cuda.CCA_UF, ...}: every CCA_* algorithm of this cv2 (not the
+    CCA_ORDER_CCL_DEFAULT flag)."""
     cuda = getattr(cv2, "cuda", None)
-    return {name[4:].lower(): getattr(cuda, name) for name in dir(cuda) if name.startswith("CCA_")}
+    return {name[4:].lower(): getattr(cuda, name) for name in dir(cuda)
+            if name.startswith("CCA_") and not name.startswith("CCA_ORDER_")}
 
 
 class ArgumentParser(argparse.ArgumentParser):

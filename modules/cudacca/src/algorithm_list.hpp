@@ -65,6 +65,16 @@ inline const AlgorithmRow* findAlgorithmRow(int id)
 images of up to kOneLaunchMaxPixels take its one-launch path, one_launch.hpp), measured as its own entry. */
 inline constexpr AlgorithmRow kDefaultEntry = { CCA_DEFAULT, "CCA_DEFAULT", true, true };
 
+/** The algorithm argument without its flag (CCA_ORDER_CCL_DEFAULT). */
+inline int algorithmWithoutFlags(int algorithm) { return algorithm & ~CCA_ORDER_CCL_DEFAULT; }
+
+/** Does the call number its components as cv::CCL_DEFAULT does, and is that not SAUF's order? (With
+4-connectivity CCL_DEFAULT is SAUF: the flag changes nothing.) */
+inline bool renumbersToCclDefault(int algorithm, int connectivity)
+{
+    return (algorithm & CCA_ORDER_CCL_DEFAULT) != 0 && connectivity == 8;
+}
+
 /** CCA_DEFAULT resolves to this algorithm. */
 inline int defaultAlgorithm(int /*connectivity*/) { return CCA_FLSL_CD; }
 

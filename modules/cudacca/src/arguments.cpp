@@ -75,10 +75,12 @@ const AlgorithmRow& checkSettings(int connectivity, int ltype, int algorithm)
         CV_Error_(Error::StsUnsupportedFormat,
                   ("ltype must be CV_32S or CV_16U, got %s", typeToString(ltype).c_str()));
 
-    const int resolved = algorithm == CCA_DEFAULT ? defaultAlgorithm(connectivity) : algorithm;
+    const int base = algorithmWithoutFlags(algorithm);
+    const int resolved = base == CCA_DEFAULT ? defaultAlgorithm(connectivity) : base;
     const AlgorithmRow* row = findAlgorithmRow(resolved);
     if (!row)
-        CV_Error_(Error::StsBadArg, ("algorithm %d is not one of cv::cuda::CCAAlgorithmTypes", algorithm));
+        CV_Error_(Error::StsBadArg, ("algorithm %d is not one of cv::cuda::CCAAlgorithmTypes (optionally with "
+                                     "CCA_ORDER_CCL_DEFAULT = 0x100 OR-ed in)", algorithm));
     if (!row->supports(connectivity))
         CV_Error_(Error::StsBadArg, ("algorithm %s does not support connectivity %d", row->name, connectivity));
     return *row;
@@ -150,6 +152,9 @@ void checkAsyncOutput(InputOutputArray out, const char* name, int type, Size siz
 int checkAsyncArguments(InputArray image, InputOutputArray labels, InputOutputArray stats, InputOutputArray centroids,
                         InputOutputArray count, int ltype, int algorithm)
 {
+    if (algorithm == (CCA_DEFAULT | CCA_ORDER_CCL_DEFAULT))
+        CV_Error(Error::StsNotImplemented, "applyAsync does not take CCA_ORDER_CCL_DEFAULT (this object's algorithm): "
+                                           "the renumbering needs N on the host, and applyAsync never waits for it");
     if (algorithm != CCA_DEFAULT)
         CV_Error_(Error::StsNotImplemented, ("applyAsync runs CCA_DEFAULT only (its one-launch path); this object's "
                                              "algorithm is %d", algorithm));

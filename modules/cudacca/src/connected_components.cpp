@@ -527,7 +527,7 @@ void cudacca::connectedComponentsBatch(InputArrayOfArrays _images, OutputArrayOf
     size_t scratchBytes = 0; // one kernel at a time: one scratch, for the largest
     long long boundSum = 0;
     for (int k = 0; k < frames; ++k)
-        if (r.defaultAlgorithm && oneLaunchAvailable(images[k].rows, images[k].cols))
+        if (r.defaultAlgorithm && !r.cclDefaultOrder && oneLaunchAvailable(images[k].rows, images[k].cols))
         {
             queued.push_back(k);
             scratchBytes = std::max(scratchBytes, alignPinned(oneLaunchScratchBytes(images[k].rows, images[k].cols,
@@ -684,6 +684,8 @@ void cudacca::connectedComponentsBatch(InputArrayOfArrays _images, OutputArrayOf
 int cudacca::connectedComponents(InputArray _image, OutputArray _labels, OutputArray _stats, OutputArray _centroids,
                                  int connectivity, int ltype, Stream& stream, CallResources& r)
 {
+    if (r.cclDefaultOrder)
+        return connectedComponentsInCclDefaultOrder(_image, _labels, _stats, _centroids, ltype, stream, r);
     Call c(_labels, _stats, _centroids, connectivity, ltype, StreamAccessor::getStream(stream), r);
 
     // The image on the device; a small image with CCA_DEFAULT takes the one-launch path (when no output has
@@ -727,7 +729,8 @@ int connectedComponentsOnce(InputArray image, OutputArray labels, OutputArray st
     r.row = &row;
     r.pinnedCount = pinnedCount();
     r.countCopied = countEvent();
-    r.defaultAlgorithm = algorithm == CCA_DEFAULT;
+    r.defaultAlgorithm = algorithmWithoutFlags(algorithm) == CCA_DEFAULT;
+    r.cclDefaultOrder = renumbersToCclDefault(algorithm, connectivity);
     return cudacca::connectedComponents(image, labels, stats, centroids, connectivity, ltype, stream, r);
 }
 

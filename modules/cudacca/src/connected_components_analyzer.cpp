@@ -166,7 +166,8 @@ private:
         r.countCopied = copied_;
         r.arena = &arena_;
         r.hostOutputs = &pinned_;
-        r.defaultAlgorithm = algorithm_ == CCA_DEFAULT;
+        r.defaultAlgorithm = algorithmWithoutFlags(algorithm_) == CCA_DEFAULT;
+        r.cclDefaultOrder = renumbersToCclDefault(algorithm_, connectivity_);
         return r;
     }
 

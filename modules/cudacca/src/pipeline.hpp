@@ -27,6 +27,8 @@ struct CallResources
     PinnedArena* hostOutputs = nullptr;
     /** The call was made with CCA_DEFAULT: a small image takes the one-launch path (one_launch.hpp). */
     bool defaultAlgorithm = false;
+    /** CCA_ORDER_CCL_DEFAULT with 8-connectivity: connectedComponents() renumbers (connectedComponentsInCclDefaultOrder). */
+    bool cclDefaultOrder = false;
 };
 
 /** The kernels' view of a CV_8UC1 / CV_8SC1 GpuMat. */
@@ -43,6 +45,12 @@ inline BinaryImage binaryImageOf(const GpuMat& m)
 /** The call with checked arguments (checkArguments in arguments.hpp; a device is present). Returns N. */
 int connectedComponents(InputArray image, OutputArray labels, OutputArray stats, OutputArray centroids,
                         int connectivity, int ltype, Stream& stream, CallResources& resources);
+
+/** connectedComponents() for CCA_ORDER_CCL_DEFAULT with 8-connectivity (ccl_default_order.cpp): the call into
+CV_32S device outputs of its own, its components renumbered in raster order of their first 2x2 block (as the
+CPU's cv::CCL_DEFAULT numbers them), then the caller's outputs written. Returns N. */
+int connectedComponentsInCclDefaultOrder(InputArray image, OutputArray labels, OutputArray stats, OutputArray centroids,
+                                         int ltype, Stream& stream, CallResources& resources);
 
 /** ConnectedComponentsAnalyzer::applyBatch with checked arguments (checkBatchArguments), inside the object's
 arena scope. The images that the one-launch path takes (CCA_DEFAULT, at most kOneLaunchMaxPixels) are queued

@@ -218,9 +218,28 @@ static FuzzImage generateImage(std::mt19937_64& rng)
 // One image: every algorithm x connectivity, exact comparison
 // ---------------------------------------------------------------------------------------------------
 
+//! The image as CV_8UC1 for OpenCV's CPU function (a CV_8SC1 image's bytes reinterpreted: nonzero stays nonzero).
+cv::Mat asUnsigned(const cv::Mat& img)
+{
+    if (img.type() != CV_8SC1)
+        return img;
+    cv::Mat u8 = img.clone();
+    u8.flags = (u8.flags & ~CV_MAT_TYPE_MASK) | CV_8UC1;
+    return u8;
+}
+
+//! The CPU with its default ccltype (CCL_DEFAULT), 8-connectivity, CV_32S: CCA_ORDER_CCL_DEFAULT's reference.
+CCResult cpuDefaultNumbering(const cv::Mat& img)
+{
+    CCResult r;
+    r.n = cv::connectedComponentsWithStats(img, r.labels, r.stats, r.centroids, 8, CV_32S);
+    return r;
+}
+
 struct FuzzStats
 {
     std::atomic<long long> images{ 0 }, calls{ 0 }, mismatches{ 0 }, pixels{ 0 }, overflowCalls{ 0 };
+    std::atomic<long long> orderedCalls{ 0 }; //!< with CCA_ORDER_CCL_DEFAULT
     std::atomic<long long> callsPerAlgorithm[16] = {};  //!< indexed by the algorithm's value
 };
 
@@ -338,20 +357,17 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
         in.upload(img, stream);
     }
 
-    CCResult ref[2];
+    CCResult ref[2], blockOrderRef; // CCL_SAUF's per connectivity; CCL_DEFAULT's (8-connectivity)
     for (int algorithm : algorithmsForImage(rng, (int)envInt("CUDACCA_FUZZ_ALGOS_PER_IMAGE", 0)))
         for (int connectivity : supportedConnectivities(algorithm))
         {
-            CCResult& r = ref[connectivity == 8];
-            if (r.n < 0)
-            {
-                cv::Mat u8 = img;
-                if (img.type() == CV_8SC1) { u8 = img.clone(); u8.flags = (u8.flags & ~CV_MAT_TYPE_MASK) | CV_8UC1; }
-                r = cpuReference(u8, connectivity);
-            }
+            CCResult& saufRef = ref[connectivity == 8];
+            if (saufRef.n < 0)
+                saufRef = cpuReference(asUnsigned(img), connectivity);
+            const CCResult& r0 = saufRef; // (N is the same in either numbering)
             const int ltype = (rng() % 3 == 0) ? CV_16U : CV_32S;
             const CCAParams p{ algorithm, connectivity, ltype };
-            const bool ovf = overflows(r, ltype);
+            const bool ovf = overflows(r0, ltype);
 
             // labels: 0 ROI of a poisoned GpuMat, 1 empty GpuMat (the function allocates), 2 host Mat,
             // 3 noArray(). stats and centroids: 0 poisoned GpuMat, 1 poisoned host Mat, 2 noArray().
@@ -381,6 +397,12 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
             const bool viaBatch = viaAnalyzer && !analyzerOutputs && !viaAsync && (route >> 17) % 3 == 0 &&
                                   inputMode != 2 && labelsMode != 2;
             const bool batchOf3 = viaBatch && (route >> 20) % 2 == 0;
+            // One in eight of the free function's 8-connectivity calls asks for the CPU's default numbering
+            // (CCA_ORDER_CCL_DEFAULT) and is compared with cv::connectedComponentsWithStats' default (CCL_DEFAULT).
+            const bool ordered = connectivity == 8 && !viaAnalyzer && (route >> 24) % 8 == 0;
+            if (ordered && blockOrderRef.n < 0)
+                blockOrderRef = cpuDefaultNumbering(asUnsigned(img));
+            const CCResult& r = ordered ? blockOrderRef : saufRef;
             const std::string what = cv::format(
                 "seed 0x%016llx (replay: CUDACCA_FUZZ_REPLAY=0x%016llx): %s %dx%d %s, %s, input %s, labels %s, "
                 "stats %s, centroids %s%s", (unsigned long long)seed, (unsigned long long)seed, f.kind.c_str(), img.cols,
@@ -391,7 +413,8 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
                 viaAsync ? ", through ConnectedComponentsAnalyzer::applyAsync"
                          : viaBatch ? (batchOf3 ? ", through ConnectedComponentsAnalyzer::applyBatch (3 frames, mixed sizes)"
                                                : ", through ConnectedComponentsAnalyzer::applyBatch (2 frames of one size)")
-                         : viaAnalyzer ? ", through a ConnectedComponentsAnalyzer" : "");
+                         : viaAnalyzer ? ", through a ConnectedComponentsAnalyzer"
+                         : ordered ? ", CCA_ORDER_CCL_DEFAULT (against the CPU's CCL_DEFAULT)" : "");
 
             const cv::Scalar labelPoison(ltype == CV_16U ? kPoisonLabel16 : kPoisonLabel32);
             cv::cuda::GpuMat lWhole, lGpu, lAlloc, sGpu, cGpu;
@@ -494,7 +517,9 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
                 else if (viaAnalyzer)
                     n = kept->analyzer->apply(inArr, lArr, sArr, cArr, stream);
                 else
-                    n = cv::cuda::connectedComponentsWithStats(inArr, lArr, sArr, cArr, connectivity, ltype, algorithm, stream);
+                    n = cv::cuda::connectedComponentsWithStats(inArr, lArr, sArr, cArr, connectivity, ltype,
+                                                               ordered ? algorithm | cv::cuda::CCA_ORDER_CCL_DEFAULT : algorithm,
+                                                               stream);
                 stream.waitForCompletion();
                 if (analyzerOutputs && statsMode == 0)
                     kept->statsOut = sGpu;
@@ -512,6 +537,8 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
             }
             ++st.calls;
             ++st.callsPerAlgorithm[algorithm & 15];
+            if (ordered)
+                ++st.orderedCalls;
             if (ovf)
             {
                 ++st.overflowCalls;
@@ -626,7 +653,7 @@ TEST(CUDACCA_Fuzz, DifferentialAgainstCpu)
     std::cout << "[ FUZZ     ] calls per algorithm:";
     for (int a : fuzzedAlgorithms())
         std::cout << " " << algorithmName(a) << "=" << (long long)st.callsPerAlgorithm[a & 15];
-    std::cout << std::endl;
+    std::cout << "; with CCA_ORDER_CCL_DEFAULT: " << (long long)st.orderedCalls << std::endl;
     for (const std::string& m : failures)
         ADD_FAILURE() << m;
     EXPECT_EQ(0, (long long)st.mismatches);

@@ -63,6 +63,17 @@ enum CCAAlgorithmTypes
     CCA_FLSL_CD = 9, //!< CCA_FLSL with conflict detection in the statistics (warp-level reduction per component).
     CCA_FLSL_OTF = 10, //!< CCA_FLSL with on-the-fly feature merge during labeling.
     CCA_TMK     = 11, //!< Windisch et al.'s tree-merge feature extraction (compacted feature tree).
+    /** A flag, OR-ed into any of the above (`CCA_DEFAULT | CCA_ORDER_CCL_DEFAULT`): number the components as the
+    CPU's cv::connectedComponentsWithStats does with its default ccltype (cv::CCL_DEFAULT), so that the result
+    equals cv::connectedComponentsWithStats(image, labels, stats, centroids, connectivity, ltype). With
+    8-connectivity that is raster order of each component's first 2x2 block (rows 2k and 2k+1, columns 2j and
+    2j+1, blocks ordered by (k, j)); with 4-connectivity the flag changes nothing (CCL_DEFAULT is SAUF there).
+    Cost with 8-connectivity: the call labels into device buffers of its own, then one pass over the label
+    image for each component's first block, a radix sort of the N - 1 keys, a relabeling pass and a
+    permutation of the statistics rows, then the copy into the caller's outputs; about 12 bytes per label and
+    4 per pixel of temporary device memory, allocated per call (also through an analyzer).
+    ConnectedComponentsAnalyzer::applyAsync refuses it. */
+    CCA_ORDER_CCL_DEFAULT = 0x100,
 };
 
 /** @overload
@@ -81,7 +92,7 @@ The result equals cv::connectedComponentsWithStats(image, labels, stats, centroi
 cv::CCL_SAUF) (or cv::CCL_WU) on the CPU. The CPU's default, cv::CCL_DEFAULT, finds the same components;
 with 4-connectivity it also numbers them the same way, with 8-connectivity it numbers them by their first
 2x2 block (rows 2k and 2k+1) in raster order instead (as cv::CCL_GRANA and cv::CCL_BOLELLI do; seen on
-OpenCV 4.10 and 5.0, one and several threads). Here: label 0 is the background (zero pixels), labels 1..N-1 are numbered in raster
+OpenCV 4.10 and 5.0, one and several threads); CCA_ORDER_CCL_DEFAULT in @p algorithm gives that numbering. Here: label 0 is the background (zero pixels), labels 1..N-1 are numbered in raster
 order of the first pixel of each component, every statistics row and centroid is the CPU's, including
 the background row when the image has no background pixel (LEFT = -1, TOP = INT_MAX, WIDTH = HEIGHT =
 AREA = 0, centroid (NaN, NaN)).
@@ -101,7 +112,8 @@ A GpuMat @p stats or @p centroids that does not already have the size and type i
 @param ltype Label type: CV_32S or CV_16U. CV_16U holds labels up to 65535, i.e. at most 65536 labels
 with the background. Past that the CPU silently wraps the labels; this function throws
 cv::Error::StsOutOfRange instead and leaves @p labels, @p stats and @p centroids untouched.
-@param algorithm One of cv::cuda::CCAAlgorithmTypes.
+@param algorithm One of cv::cuda::CCAAlgorithmTypes, optionally with CCA_ORDER_CCL_DEFAULT OR-ed in (the CPU's
+default numbering instead of CCL_SAUF's).
 @param stream Stream for all the work (uploads, kernels, downloads).
 @return N, the number of labels including the background label 0.
 

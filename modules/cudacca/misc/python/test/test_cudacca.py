@@ -52,9 +52,10 @@ def read_algorithm_list():
     return {name: (l4, l8) for name, l4, l8, _analysis in rows}
 
 
-# Every algorithm the binding exposes (cv2.cuda.CCA_*); the list says which connectivities each supports.
-ALGORITHMS = {name: getattr(cv2.cuda, name) for name in dir(cv2.cuda) if name.startswith("CCA_")} \
-    if hasattr(cv2, "cuda") else {}
+# Every algorithm the binding exposes (cv2.cuda.CCA_*, not the CCA_ORDER_CCL_DEFAULT flag); the list says which
+# connectivities each supports.
+ALGORITHMS = {name: getattr(cv2.cuda, name) for name in dir(cv2.cuda)
+              if name.startswith("CCA_") and not name.startswith("CCA_ORDER_")} if hasattr(cv2, "cuda") else {}
 ALGORITHM_LIST = read_algorithm_list()
 
 
@@ -75,6 +76,7 @@ class CudaccaBindingTest(unittest.TestCase):
         self.assertTrue(callable(getattr(cv2.cuda, "connectedComponentsWithStats", None)),
                         "cv2.cuda.connectedComponentsWithStats is missing")
         self.assertEqual(cv2.cuda.CCA_DEFAULT, 0)
+        self.assertEqual(cv2.cuda.CCA_ORDER_CCL_DEFAULT, 0x100)  # a flag, OR-ed into an algorithm
         # Every row of the module's algorithm list is exposed, each with its own value.
         self.assertEqual(set(ALGORITHMS), set(ALGORITHM_LIST) | {"CCA_DEFAULT"})
         self.assertEqual(len(set(ALGORITHMS.values())), len(ALGORITHMS))
@@ -278,6 +280,19 @@ class CudaccaGpuTest(unittest.TestCase):
                             name, connectivity, "CV_32S" if ltype == cv2.CV_32S else "CV_16U", algorithm)
                         with self.subTest(ctx):
                             self.assert_same(ctx, ref, self.run_gpumat(img, connectivity, ltype, algorithm))
+
+    def test_order_ccl_default_matches_cpu_defaults(self):
+        # CCA_ORDER_CCL_DEFAULT: equal to cv2.connectedComponentsWithStats with OpenCV's defaults (CCL_DEFAULT).
+        for name, img in self.images():
+            for connectivity in (8, 4):
+                ref = cv2.connectedComponentsWithStats(img, connectivity=connectivity, ltype=cv2.CV_32S)
+                for algorithm in algorithms_for(connectivity):
+                    ctx = "%s conn=%d algo=%d | CCA_ORDER_CCL_DEFAULT" % (name, connectivity, algorithm)
+                    with self.subTest(ctx):
+                        got = cv2.cuda.connectedComponentsWithStats(
+                            img, connectivity=connectivity, ltype=cv2.CV_32S,
+                            algorithm=algorithm | cv2.cuda.CCA_ORDER_CCL_DEFAULT)
+                        self.assert_same(ctx, ref, got)
 
     def test_gpumat_with_stream(self):
         stream = cv2.cuda.Stream()
