@@ -28,6 +28,7 @@ struct Options
     std::set<std::string> libraries = { "cudacca", "opencv_contrib_bke", "opencv_cpu", "npp" };
     std::vector<int> connectivities = { 8, 4 };
     bool fullConn4 = false;               //!< whole density sweep at 4-connectivity at every size
+    bool latencyAllDensities = false;     //!< the latency variants at every density (else 50 % and the full image)
     std::string commit;
     std::string dataDir;                  //!< folder holding cells.png
     std::string inputsDir;                //!< where the real images are saved for peers.py (empty: DIR/inputs)

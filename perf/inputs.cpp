@@ -53,7 +53,8 @@ std::vector<Input> listInputs(const Options& opt)
             in.name = "random";
             in.g = g;
             in.density = d;
-            in.latency = in.conn4 = d == kSubsetDensity;
+            in.conn4 = d == kSubsetDensity;
+            in.latency = in.conn4 || opt.latencyAllDensities; // (8-connectivity only at the other densities)
             v.push_back(in);
         }
     Input full;

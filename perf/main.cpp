@@ -1,5 +1,5 @@
 // cudacca_bench: command line, the run over image sides and inputs, per-section timing, exit code.
-//   cudacca_bench [--out DIR] [--quick] [--sizes 512,2048,8192] [--algorithms FLSL_CD,BKE,...]
+//   cudacca_bench [--out DIR] [--quick] [--sizes 512,2048,8192] [--algorithms FLSL_CD,BKE,...] [--latency-all-densities]
 //                 [--libraries cudacca,opencv_contrib_bke,opencv_cpu,npp] [--connectivity 8,4] [--full-conn4]
 //                 [--commit STR] [--data DIR] [--inputs-dir DIR] [--max-seconds S]
 // Exit code: 0 all checks passed, 1 a result differs from the CPU, 2 no CUDA device, 3 stopped at
@@ -26,7 +26,8 @@ namespace {
 const char* const kUsage =
     "usage: cudacca_bench [--out DIR] [--quick] [--sizes 512,2048,8192] [--algorithms FLSL_CD,BKE,...]\n"
     "                     [--libraries cudacca,opencv_contrib_bke,opencv_cpu,npp] [--connectivity 8,4]\n"
-    "                     [--full-conn4] [--commit STR] [--data DIR] [--inputs-dir DIR] [--max-seconds S]\n"
+    "                     [--full-conn4] [--latency-all-densities] [--commit STR] [--data DIR] [--inputs-dir DIR]\n"
+    "                     [--max-seconds S]\n"
     "Times cudacca (every algorithm; full, labels, stats, latency) against OpenCV contrib's BKE, OpenCV's CPU\n"
     "and NPP on identical images, checks every result against the CPU, writes DIR/results.csv (default\n"
     "bench-results/), DIR/inputs.csv, DIR/notes.txt; the real images go to --inputs-dir (default DIR/inputs)\n"
@@ -75,6 +76,8 @@ bool parseOptions(int argc, char** argv, Options& o)
             o.quick = true;
         else if (a == "--full-conn4")
             o.fullConn4 = true;
+        else if (a == "--latency-all-densities")
+            o.latencyAllDensities = true;
         else if (a == "--out" && hasValue)
             o.outDir = argv[++i];
         else if (a == "--commit" && hasValue)

@@ -259,12 +259,15 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     // global slot points at its local root. One row per warp, two chunks per row: a warp's ballots give its row
     // and the tile row above as 64-bit masks, from which each pixel takes its Komura link and its one union
     // (firstNeighbourLink) without reading the image again.
-    // Intentional race (compute-sanitizer racecheck reports it, in union_find.cuh's findRoot loads and
-    // findRootCompress store, and nowhere else in this kernel: H100, c2acca6): the tile's unions run
-    // concurrently on `tile`, as UF's localMergeKernel (uf_labeling.cu) does. A find may read an entry that
-    // another thread is moving to an ancestor (atomicMin on a root, or the compression's plain store); old
-    // and new value lead to the same root, only roots are linked, and atomicMin's returned value decides the
-    // retries (union_find.cuh, "PLAIN LOADS"). The barrier after the unions orders them before the finds.
+    // Intentional races (compute-sanitizer racecheck reports them, in union_find.cuh's findRoot loads, the
+    // findRootCompress and compressSlot stores, and the compressSlot call below, and nowhere else in this
+    // kernel: H100, 938dcf0, a -lineinfo build): the tile's unions run concurrently on `tile`, as UF's
+    // localMergeKernel (uf_labeling.cu) does. A find may read an entry that another thread is moving to an
+    // ancestor (atomicMin on a root, or the compression's plain store); old and new value lead to the same
+    // root, only roots are linked, and atomicMin's returned value decides the retries (union_find.cuh, "PLAIN
+    // LOADS"). The barrier after the unions orders them before the last pass, where each thread moves only its
+    // own entry up its path (compressSlot) while others walk through it: every value read is an ancestor of
+    // smaller index, so each walk still ends at the root.
     {
         __shared__ int tile[kTilePixels];
         for (int t = blockIdx.x; t < tiles; t += gridDim.x)
