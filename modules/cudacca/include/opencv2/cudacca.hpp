@@ -70,7 +70,7 @@ enum CCAAlgorithmTypes
     2j+1, blocks ordered by (k, j)); with 4-connectivity the flag changes nothing (CCL_DEFAULT is SAUF there).
     Cost with 8-connectivity: the call labels into device buffers of its own, then one pass over the label
     image for each component's first block, a radix sort of the N - 1 keys, a relabeling pass and a
-    permutation of the statistics rows, then the copy into the caller's outputs; about 12 bytes per label and
+    permutation of the statistics rows, then the copy into the caller's outputs; about 100 bytes per label and
     4 per pixel of temporary device memory, allocated per call (also through an analyzer).
     ConnectedComponentsAnalyzer::applyAsync refuses it. */
     CCA_ORDER_CCL_DEFAULT = 0x100,
