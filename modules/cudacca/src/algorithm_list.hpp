@@ -24,7 +24,10 @@
     X(CCA_FLSL,     flsl,     flsl,     flsl)            \
     X(CCA_FLSL_CD,  flsl,     flsl,     flsl_cd)         \
     X(CCA_FLSL_OTF, flsl_otf, flsl_otf, flsl_otf)        \
-    X(CCA_TMK,      ke,       bke,      tmk)
+    X(CCA_TMK,      ke,       bke,      tmk)             \
+    /* the rest of Bolelli et al. 2024's catalog, iterative (section III-A) */ \
+    /* direct (section III-B) */                   \
+    /* end of the list */
 
 namespace cv { namespace cuda { namespace cudacca {
 
