@@ -240,7 +240,7 @@ struct FuzzStats
 {
     std::atomic<long long> images{ 0 }, calls{ 0 }, mismatches{ 0 }, pixels{ 0 }, overflowCalls{ 0 };
     std::atomic<long long> orderedCalls{ 0 }; //!< with CCA_ORDER_CCL_DEFAULT
-    std::atomic<long long> callsPerAlgorithm[16] = {};  //!< indexed by the algorithm's value
+    std::atomic<long long> callsPerAlgorithm[64] = {};  //!< indexed by the algorithm's value (below 64)
 };
 
 /** The algorithms one image runs: all of them, or (CUDACCA_FUZZ_ALGOS_PER_IMAGE = k > 0) k of them drawn
@@ -536,7 +536,7 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
                 }
             }
             ++st.calls;
-            ++st.callsPerAlgorithm[algorithm & 15];
+            ++st.callsPerAlgorithm[algorithm & 63];
             if (ordered)
                 ++st.orderedCalls;
             if (ovf)
@@ -652,7 +652,7 @@ TEST(CUDACCA_Fuzz, DifferentialAgainstCpu)
                             (double)st.pixels, secs, (unsigned long long)base) << std::endl;
     std::cout << "[ FUZZ     ] calls per algorithm:";
     for (int a : fuzzedAlgorithms())
-        std::cout << " " << algorithmName(a) << "=" << (long long)st.callsPerAlgorithm[a & 15];
+        std::cout << " " << algorithmName(a) << "=" << (long long)st.callsPerAlgorithm[a & 63];
     std::cout << "; with CCA_ORDER_CCL_DEFAULT: " << (long long)st.orderedCalls << std::endl;
     for (const std::string& m : failures)
         ADD_FAILURE() << m;
