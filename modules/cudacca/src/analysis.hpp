@@ -18,9 +18,11 @@ size_t rankScratchBytes(int rows, int cols);
 
 /** Flattens the forest (every foreground pixel then points straight at its root) and ranks the roots in
 raster order. Writes the number of foreground components to *d_componentCount (device memory) and keeps
-the per-segment offsets in `scratch` for relabelAndAccumulate(). */
+the per-segment offsets in `scratch` for relabelAndAccumulate(). With `d_liveNodes` (device memory), only
+the first *d_liveNodes nodes in raster order are read, the others are background without being read (a
+run table sized by its bound: its slots past the last run are never written). */
 void compressAndRank(const LabelForest& forest, void* scratch, size_t scratchBytes, int* d_componentCount,
-                     cudaStream_t stream);
+                     cudaStream_t stream, const unsigned* d_liveNodes = nullptr);
 
 /** Bytes of device memory for the accumulators of `labelCount` labels (the layout is private). */
 size_t statsAccumulatorBytes(int labelCount);
@@ -32,9 +34,11 @@ StatsAccumulators initStatsAccumulators(void* memory, int labelCount, cudaStream
 /** Writes final labels (0 = background, 1..N-1 in raster order of first pixels) into `labels`
 (int32 or uint16, `labelsStep` in bytes). `labels` may be the forest's own buffer (int32, same layout):
 the relabeling is safe in place. With `stats` non-null it also accumulates every label's statistics,
-background included. Needs the scratch left by compressAndRank(). */
+background included. Needs the scratch left by compressAndRank(). With `d_liveNodes` (as given to
+compressAndRank), nodes past the live ones are neither read nor written, and `stats` must be null. */
 void relabelAndAccumulate(const LabelForest& forest, const void* scratch, void* labels, size_t labelsStep,
-                          bool labels16u, const StatsAccumulators* stats, cudaStream_t stream);
+                          bool labels16u, const StatsAccumulators* stats, cudaStream_t stream,
+                          const unsigned* d_liveNodes = nullptr);
 
 /** Writes CPU-layout statistics (count x 5 int32, rows `statsStep` bytes apart) and centroids (count x 2
 double) from the accumulators; either output may be null. `emptyCentroid` is what the CPU writes for a

@@ -308,6 +308,10 @@ int forestPipeline(Call& c, const AlgorithmInstance& algo, const BinaryImage& im
     return labelCount;
 }
 
+/** The run-table pipeline accumulates its statistics before N is known when accumulators for its bound of N
+take at most this many bytes per pixel (at 36 bytes per label: one label per 144 pixels). */
+constexpr double kEarlyStatsBytesPerPixel = 0.25;
+
 /** The run-table pipeline; returns the number of labels (background included). */
 int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImage& image)
 {
@@ -323,18 +327,29 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
     // The labels do not depend on N. Into the caller's CV_32S GpuMat, when nothing can still refuse the
     // call (CV_16U overflow, fixed-size stats), they are written while N travels to the host.
     const bool labelsFirst = c.labelsOut.kind() == _InputArray::CUDA_GPU_MAT && c.ltype == CV_32S && !c.sizeCheckedLate;
+    // Nor do the accumulators, sized by a bound of N instead of N, when the bound is small (few runs, e.g.
+    // large components): accumulated while N travels, so that the GPU does not wait for the host. They
+    // are ours, so a call refused after N has still modified none of the caller's outputs.
+    const size_t bound = runs.labelBound();
+    const bool statsFirst = c.wantStats && bound <= static_cast<size_t>(std::numeric_limits<int>::max()) &&
+                            statsAccumulatorBytes(static_cast<int>(bound)) <= kEarlyStatsBytesPerPixel * image.rows * image.cols;
+    auto accumulate = [&](int labels) {
+        initStatistics(c.statistics, labels, s);
+        analysis.accumulate(image, LabelImage(), runs, c.statistics.acc, s);
+    };
     const int labelCount = waitForComponentCount(d_componentCount, s, c.resources, [&] {
         if (labelsFirst)
             writeLabels(CV_32SC1);
+        if (statsFirst)
+            accumulate(static_cast<int>(bound));
     }) + 1;
     checkLabelCount(labelCount, c.ltype, c.statsOut, c.centroidsOut);
     if (c.labelsOut.needed() && !labelsFirst)
         writeLabels(c.ltype);
-    if (c.wantStats)
-    {
-        initStatistics(c.statistics, labelCount, s);
-        analysis.accumulate(image, LabelImage(), runs, c.statistics.acc, s);
-    }
+    if (statsFirst)
+        c.statistics.acc.count = labelCount; // the labels finalized: 0 .. N-1 of the bound
+    else if (c.wantStats)
+        accumulate(labelCount);
     return labelCount;
 }
 

@@ -58,6 +58,9 @@ public:
     /** Queues the write of every pixel's final label (0 = background, 1..N-1 in raster order of first
     pixels) into `labels`, int32 or uint16, rows `step` bytes apart: the only write of the label image. */
     virtual void writeLabels(void* labels, size_t step, bool labels16u, cudaStream_t stream) const = 0;
+    /** After labelAndRank: a bound of the number of labels known to the host without waiting (the runs,
+    or the run table's bound, plus the background). */
+    virtual size_t labelBound() const = 0;
 };
 
 /** A Labeling that keeps nothing between calls: one function. */

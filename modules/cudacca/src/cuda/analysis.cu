@@ -3,7 +3,8 @@
 
 // The shared analysis stage, used by every labeling algorithm (doc/design.md): from the LabelForest to
 // OpenCV's labels, statistics and centroids.
-//  compressAndRank      one warp per SEGMENT of 1024 raster pixels: flattens each path to its root (the
+//  compressAndRank      one warp per SEGMENT of 1024 raster pixels (256 in a forest of under 2^24 nodes:
+//                       a small image, or a run table of a few thousand runs, still fills the GPU): flattens each path to its root (the
 //                       Compression of Bolelli et al. 2024, III-B-1) and ranks the segment's roots; a
 //                       CUB scan of the segments' root counts then makes offset + rank + 1 the CPU's label.
 //  relabelAndAccumulate same segments: every pixel writes its final label; the statistics ride on this
@@ -28,16 +29,24 @@ using device::kFullMask;
 using device::kWarpSize;
 using device::runFeatures;
 
-constexpr int kChunksPerSegment = 32;
-constexpr int kSegmentPixels = kWarpSize * kChunksPerSegment; // 1024: one warp's share of the image
-constexpr int kChunkBatch = 8; //!< chunks whose loads a warp issues together (divides kChunksPerSegment)
+constexpr int kChunkBatch = 8; //!< chunks (32 pixels) whose loads a warp issues together
 constexpr int kWarpsPerBlock = 8;
 constexpr int kBlockThreads = kWarpsPerBlock * kWarpSize;
+//! Forests of fewer nodes take the short segments. A warp works through its segment's batches one after
+//! another, each two dependent memory latencies long, so long segments leave a small forest with few
+//! warps that mostly wait (a run table of 8192 runs, an 8192^2 all-foreground image: 8 warps); the H100
+//! holds over 8000 warps. Short segments cost a larger scan of the segment counts, which only matters
+//! for large forests.
+constexpr long long kShortSegmentNodes = 1ll << 24;
+
+/** log2 of the pixels (nodes) per segment: 1024 (4 batches), or 256 (one batch) for a small forest. */
+int segmentShift(long long pixels) { return pixels < kShortSegmentNodes ? 8 : 10; }
 
 int segmentCount(int rows, int cols)
 {
     const long long pixels = static_cast<long long>(rows) * cols;
-    return static_cast<int>((pixels + kSegmentPixels - 1) / kSegmentPixels);
+    const int shift = segmentShift(pixels);
+    return static_cast<int>((pixels + (1ll << shift) - 1) >> shift);
 }
 
 /** Scratch layout: per-segment root counts and their exclusive scan (one extra entry each, so the last
@@ -49,6 +58,7 @@ struct RankScratch
     void* scanTemp;
     size_t scanTempBytes;
     int segments;
+    int shift; //!< log2 of the pixels per segment
 };
 
 size_t scanTempBytes(int items)
@@ -64,6 +74,7 @@ RankScratch layoutRankScratch(void* scratch, int rows, int cols)
 {
     RankScratch s;
     s.segments = segmentCount(rows, cols);
+    s.shift = segmentShift(static_cast<long long>(rows) * cols);
     const size_t countBytes = alignUp(sizeof(int) * (s.segments + 1));
     char* base = static_cast<char*>(scratch);
     s.counts = reinterpret_cast<int*>(base);
@@ -101,17 +112,32 @@ __device__ __forceinline__ int findRootWhileRanking(const int* parent, int a)
     }
 }
 
-__global__ void compressAndRankKernel(const LabelForest f, unsigned pixels, int segments, int* segmentRootCounts)
+/** The nodes to read: all `pixels`, or the first *liveNodes (one load, the same address for every thread). */
+__device__ __forceinline__ unsigned liveNodeCount(unsigned pixels, const unsigned* liveNodes)
+{
+    return liveNodes ? min(pixels, *liveNodes) : pixels;
+}
+
+__global__ void compressAndRankKernel(const LabelForest f, unsigned allPixels, const unsigned* liveNodes, int segments,
+                                      int shift, int* segmentRootCounts)
 {
     const int lane = threadIdx.x % kWarpSize;
     const int segment = blockIdx.x * kWarpsPerBlock + threadIdx.x / kWarpSize;
     if (segment >= segments) // whole warp leaves together
         return;
+    const unsigned pixels = liveNodeCount(allPixels, liveNodes);
+    if ((static_cast<unsigned>(segment) << shift) >= pixels) // no live node: no root (the scan reads the 0)
+    {
+        if (lane == 0)
+            segmentRootCounts[segment] = 0;
+        return;
+    }
 
     const unsigned lanesBelow = (1u << lane) - 1u;
-    const unsigned segmentStart = static_cast<unsigned>(segment) * kSegmentPixels;
+    const unsigned segmentStart = static_cast<unsigned>(segment) << shift;
+    const int chunks = 1 << (shift - 5);
     int rootsSoFar = 0; // same value in every lane
-    for (int chunk0 = 0; chunk0 < kChunksPerSegment; chunk0 += kChunkBatch)
+    for (int chunk0 = 0; chunk0 < chunks; chunk0 += kChunkBatch)
     {
         // kChunkBatch chunks' slots and their parents' slots loaded first (see relabelKernel). A value
         // read early may be stale, which the walk allows: another thread only ever rewrites a non-root's
@@ -166,7 +192,8 @@ __global__ void initAccumulatorsKernel(StatsAccumulators acc)
 root's slot when v > 0 (every non-root points straight at its root by then). A root's slot holds -(rank
 in its segment + 1); in place, it may already hold its final (positive) label: only the root's own thread
 writes it, so w is one or the other. */
-__device__ __forceinline__ int finalLabel(const LabelForest& f, const int* segmentOffsets, int segment, int v, int w)
+__device__ __forceinline__ int finalLabel(const LabelForest& f, const int* segmentOffsets, int segment, int shift,
+                                          int v, int w)
 {
     if (v == 0)
         return 0;
@@ -178,14 +205,15 @@ __device__ __forceinline__ int finalLabel(const LabelForest& f, const int* segme
     const unsigned ry = static_cast<unsigned>(r) / static_cast<unsigned>(f.ld);
     const unsigned rx = static_cast<unsigned>(r) - ry * static_cast<unsigned>(f.ld);
     const unsigned rq = ry * static_cast<unsigned>(f.cols) + rx;
-    return segmentOffsets[rq / kSegmentPixels] - w;
+    return segmentOffsets[rq >> shift] - w;
 }
 
 template <typename LabelT, bool kStats>
 __global__ void __launch_bounds__(kBlockThreads, kStats ? 4 : 1) // kStats: 64 registers, none spilled
-relabelKernel(const LabelForest f, unsigned pixels, int segments, const int* segmentOffsets,
-                              char* labels, size_t labelsStep, const StatsAccumulators acc)
+relabelKernel(const LabelForest f, unsigned allPixels, const unsigned* liveNodes, int segments, int shift,
+              const int* segmentOffsets, char* labels, size_t labelsStep, const StatsAccumulators acc)
 {
+    const unsigned pixels = liveNodeCount(allPixels, liveNodes);
     __shared__ ComponentFeatures blockBackground;
     __shared__ device::BlockCarry blockCarry;
     if (kStats)
@@ -200,6 +228,8 @@ relabelKernel(const LabelForest f, unsigned pixels, int segments, const int* seg
 
     const int lane = threadIdx.x % kWarpSize;
     const int segment = blockIdx.x * kWarpsPerBlock + threadIdx.x / kWarpSize;
+    if (!kStats && (static_cast<unsigned>(segment) << shift) >= pixels)
+        return; // no live node to write; without statistics the kernel has no barrier
     const bool activeWarp = segment < segments; // warp-uniform
     ComponentFeatures background;
     background.reset();
@@ -208,8 +238,9 @@ relabelKernel(const LabelForest f, unsigned pixels, int segments, const int* seg
     int openLabel = 0, openX0 = 0, openY = 0, openLen = 0;
     device::WarpCarry carry; // kStats: the runs of one label merged in registers (statistics.cuh)
 
-    const unsigned segmentStart = static_cast<unsigned>(segment) * kSegmentPixels;
-    for (int chunk0 = 0; activeWarp && chunk0 < kChunksPerSegment; chunk0 += kChunkBatch)
+    const unsigned segmentStart = static_cast<unsigned>(segment) << shift;
+    const int chunks = 1 << (shift - 5);
+    for (int chunk0 = 0; activeWarp && chunk0 < chunks; chunk0 += kChunkBatch)
     {
         // The loads of kChunkBatch chunks first, then their roots' slots: two memory latencies per
         // batch instead of two per chunk (a small image has a few warps, each waiting on its loads).
@@ -225,7 +256,7 @@ relabelKernel(const LabelForest f, unsigned pixels, int segments, const int* seg
             w[b] = v[b] > 0 ? f.data[v[b] - 1] : 0;
 #pragma unroll
         for (int b = 0; b < kChunkBatch; ++b)
-            finals[b] = finalLabel(f, segmentOffsets, segment, v[b], w[b]);
+            finals[b] = finalLabel(f, segmentOffsets, segment, shift, v[b], w[b]);
 #pragma unroll
         for (int b = 0; b < kChunkBatch; ++b)
         {
@@ -325,15 +356,15 @@ size_t rankScratchBytes(int rows, int cols)
 }
 
 void compressAndRank(const LabelForest& forest, void* scratch, size_t scratchBytes, int* d_componentCount,
-                     cudaStream_t stream)
+                     cudaStream_t stream, const unsigned* d_liveNodes)
 {
     if (scratchBytes < rankScratchBytes(forest.rows, forest.cols))
         checkCuda(cudaErrorInvalidValue, "compressAndRank: scratch too small");
     const RankScratch s = layoutRankScratch(scratch, forest.rows, forest.cols);
     const unsigned pixels = static_cast<unsigned>(forest.rows) * static_cast<unsigned>(forest.cols);
 
-    compressAndRankKernel<<<blocksFor(s.segments, kWarpsPerBlock), kBlockThreads, 0, stream>>>(forest, pixels,
-                                                                                                s.segments, s.counts);
+    compressAndRankKernel<<<blocksFor(s.segments, kWarpsPerBlock), kBlockThreads, 0, stream>>>(
+        forest, pixels, d_liveNodes, s.segments, s.shift, s.counts);
     checkLaunch("compressAndRank");
 
     // counts[segments] = 0, so offsets[segments] is the number of components.
@@ -375,8 +406,11 @@ StatsAccumulators initStatsAccumulators(void* memory, int labelCount, cudaStream
 }
 
 void relabelAndAccumulate(const LabelForest& forest, const void* scratch, void* labels, size_t labelsStep,
-                          bool labels16u, const StatsAccumulators* stats, cudaStream_t stream)
+                          bool labels16u, const StatsAccumulators* stats, cudaStream_t stream,
+                          const unsigned* d_liveNodes)
 {
+    if (stats && d_liveNodes)
+        checkCuda(cudaErrorInvalidValue, "relabelAndAccumulate: statistics of a forest with live nodes only");
     // Only the offsets are read; the layout needs a mutable pointer but nothing is written through it.
     const RankScratch s = layoutRankScratch(const_cast<void*>(scratch), forest.rows, forest.cols);
     const unsigned pixels = static_cast<unsigned>(forest.rows) * static_cast<unsigned>(forest.cols);
@@ -386,16 +420,16 @@ void relabelAndAccumulate(const LabelForest& forest, const void* scratch, void* 
     if (labels16u)
     {
         if (stats)
-            relabelKernel<unsigned short, true><<<blocks, kBlockThreads, 0, stream>>>(forest, pixels, s.segments, s.offsets, out, labelsStep, acc);
+            relabelKernel<unsigned short, true><<<blocks, kBlockThreads, 0, stream>>>(forest, pixels, d_liveNodes, s.segments, s.shift, s.offsets, out, labelsStep, acc);
         else
-            relabelKernel<unsigned short, false><<<blocks, kBlockThreads, 0, stream>>>(forest, pixels, s.segments, s.offsets, out, labelsStep, acc);
+            relabelKernel<unsigned short, false><<<blocks, kBlockThreads, 0, stream>>>(forest, pixels, d_liveNodes, s.segments, s.shift, s.offsets, out, labelsStep, acc);
     }
     else
     {
         if (stats)
-            relabelKernel<int, true><<<blocks, kBlockThreads, 0, stream>>>(forest, pixels, s.segments, s.offsets, out, labelsStep, acc);
+            relabelKernel<int, true><<<blocks, kBlockThreads, 0, stream>>>(forest, pixels, d_liveNodes, s.segments, s.shift, s.offsets, out, labelsStep, acc);
         else
-            relabelKernel<int, false><<<blocks, kBlockThreads, 0, stream>>>(forest, pixels, s.segments, s.offsets, out, labelsStep, acc);
+            relabelKernel<int, false><<<blocks, kBlockThreads, 0, stream>>>(forest, pixels, d_liveNodes, s.segments, s.shift, s.offsets, out, labelsStep, acc);
     }
     checkLaunch("relabelAndAccumulate");
 }

@@ -14,6 +14,7 @@
 // from the ranked runs.
 // Departures from the paper, proofs and memory: doc/algorithms.md, section "FLSL".
 
+#include <algorithm>
 #include <climits>
 
 #include <cub/device/device_scan.cuh>
@@ -49,6 +50,7 @@ constexpr int kWordThreads = 256; //!< one thread per bitmap word (or per run)
 constexpr size_t kBoundTableBytes = 16u << 20; //!< run tables up to this size skip counting the runs first
 constexpr int kDetectUnroll = 4; //!< 512-pixel steps whose loads a detection warp issues together
 constexpr int kRing = 128;       //!< edges a warp keeps in flight (power of two; see forEachRunRound)
+constexpr unsigned kMaxCompressBlocks = 2048; //!< compressRunsKernel's grid at most (a grid-stride loop)
 __device__ __forceinline__ unsigned laneId() { return threadIdx.x & (kWarpSize - 1); }
 
 /** The row of this warp in the one-warp-per-row kernels; false past the last row. Unsigned: the last
@@ -186,12 +188,13 @@ ranking walks at most one step: parallel unions leave long chains (an all-foregr
 row's run under the one above). compressSlot with plain loads: no union runs, roots are fixed, only this
 thread writes its run, and every value another thread writes meanwhile is an ancestor, so a stale read
 still leads to the root (union_find.cuh); threads walking one chain jump along each other's progress. */
-__global__ void compressRunsKernel(int* parent, unsigned slots)
+__global__ void compressRunsKernel(int* parent, const unsigned* runCount)
 {
-    const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
-    const int v = k < slots ? parent[k] : 0; // 0: a slot past the last run (table sized by its bound)
-    if (v != 0)
-        device::compressSlot(parent, static_cast<int>(k), v - 1, device::OwnSlot());
+    // Stops at the last run: a table sized by its bound is not written past it. Grid-stride, since the
+    // host launches for the bound and does not know how many slots are live.
+    const unsigned runs = *runCount;
+    for (unsigned k = blockIdx.x * blockDim.x + threadIdx.x; k < runs; k += gridDim.x * blockDim.x)
+        device::compressSlot(parent, static_cast<int>(k), parent[k] - 1, device::OwnSlot());
 }
 
 // ---- the runs of a row, one per lane ----------------------------------------------------------------
@@ -773,6 +776,7 @@ public:
     void labelAndRank(const BinaryImage& image, int connectivity, bool wantStats, int* d_componentCount,
                       cudaStream_t stream) override;
     void writeLabels(void* labels, size_t step, bool labels16u, cudaStream_t stream) const override;
+    size_t labelBound() const override { return runs_ + 1; }
 
     /** Queues the statistics of every label, with the runs' features merged as `merge` says. */
     void accumulate(RunFeatureMerge merge, const StatsAccumulators& stats, cudaStream_t stream) const;
@@ -838,9 +842,10 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     checkCuda(cub::DeviceScan::ExclusiveSum(scanTemp_, scanBytes_, rowSlots, rowSlots, rows + 1, stream),
               "cub::DeviceScan::ExclusiveSum (FLSL row slots)");
 
-    // 2. The size of the run table. A small image takes the bound (at most ceil(cols / 2) runs per row),
-    // the slots past the last run zero: background to the ranking, read by nothing else. Otherwise (and
-    // for OTF, whose feature table is 32 bytes per run) the number of runs, at the cost of a wait.
+    // 2. The size of the run table. A small image takes the bound (at most ceil(cols / 2) runs per row);
+    // the slots past the last run are left unwritten and unread: every pass over the slots stops at the
+    // number of runs, rowSlots[rows] on the device. Otherwise (and for OTF, whose feature table is 32
+    // bytes per run) the number of runs, at the cost of a wait.
     const bool onTheFly = onTheFly_ && wantStats;
     const size_t bound = static_cast<size_t>(rows) * ((static_cast<size_t>(table_.cols) + 1) / 2);
     const bool sizedByBound = !onTheFly && bound * sizeof(int) <= kBoundTableBytes;
@@ -869,8 +874,6 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     const size_t rankBytes = rankScratchBytes(slots.rows, slots.cols);
     char* p = static_cast<char*>(runBuffer_.allocate(parentBytes + rankBytes, stream));
     runLabels_ = reinterpret_cast<int*>(p);
-    if (sizedByBound)
-        checkCuda(cudaMemsetAsync(runLabels_, 0, runs_ * sizeof(int), stream), "cudaMemsetAsync (FLSL runs)");
     if (onTheFly)
     {
         const size_t sums = alignUp(runs_ * sizeof(unsigned long long));
@@ -886,8 +889,9 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     withConnectivity(connectivity, [&](auto c) { unite<decltype(c)::value>(onTheFly, stream); });
     LabelForest forest = slots;
     forest.data = runLabels_;
-    compressAndRank(forest, p + parentBytes, rankBytes, d_componentCount, stream);
-    relabelAndAccumulate(forest, p + parentBytes, runLabels_, parentBytes, false, nullptr, stream);
+    compressAndRank(forest, p + parentBytes, rankBytes, d_componentCount, stream, table_.rowSlots + rows);
+    relabelAndAccumulate(forest, p + parentBytes, runLabels_, parentBytes, false, nullptr, stream,
+                         table_.rowSlots + rows);
     ranked_ = true;
     featuresReady_ = onTheFly;
 }
@@ -919,8 +923,8 @@ void FullRunLabeling::unite(bool onTheFly, cudaStream_t stream)
 
 void FullRunLabeling::compressRuns(cudaStream_t stream)
 {
-    compressRunsKernel<<<blocksFor(static_cast<long long>(runs_), kWordThreads), kWordThreads, 0, stream>>>(
-        runLabels_, static_cast<unsigned>(runs_));
+    const unsigned blocks = std::min(blocksFor(static_cast<long long>(runs_), kWordThreads), kMaxCompressBlocks);
+    compressRunsKernel<<<blocks, kWordThreads, 0, stream>>>(runLabels_, table_.rowSlots + table_.rows);
     checkLaunch("FLSL run compression");
 }
 
