@@ -11,6 +11,7 @@
 
 #include "precomp.hpp"
 #include "arguments.hpp"
+#include "host_staging.hpp"
 #include "one_launch.hpp"
 #include "pipeline.hpp"
 
@@ -353,8 +354,6 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
     return labelCount;
 }
 
-size_t alignPinned(size_t bytes) { return (bytes + 255) / 256 * 256; }
-
 // ---- the one-launch path ---------------------------------------------------------------------------------
 
 /** Rows of host staging a call offers the kernel at least (36 bytes each: stats and centroids): frames with
@@ -450,10 +449,8 @@ int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
     PinnedArena& pinned = r.hostOutputs ? *r.hostOutputs : threadStaging();
     if (statsToHost || centroidsToHost)
     {
-        const size_t rowBytes = (statsToHost ? sizeof(int) * CC_STAT_MAX : 0) + (centroidsToHost ? sizeof(double) * 2 : 0);
-        const size_t heldRows = pinned.bytes() > 512 ? (pinned.bytes() - 512) / rowBytes : 0;
-        o.hostRows = static_cast<int>(std::min<size_t>(bound, std::max<size_t>(kMinHostStagingRows, heldRows)));
-        pinned.beginCall(alignPinned(sizeof(int) * CC_STAT_MAX * o.hostRows) + alignPinned(sizeof(double) * 2 * o.hostRows));
+        o.hostRows = static_cast<int>(std::min<size_t>(bound, std::max<size_t>(kMinHostStagingRows, stagingRowsIn(pinned.bytes()))));
+        pinned.beginCall(stagingBytes(o.hostRows));
         if (statsToHost)
             o.statsHost = static_cast<int*>(pinned.take(sizeof(int) * CC_STAT_MAX * o.hostRows));
         if (centroidsToHost)
@@ -480,8 +477,7 @@ int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
     // analyzer's then also hands out views of it below).
     const bool inHostStaging = labelCount <= o.hostRows;
     if (!inHostStaging && (statsToHost || centroidsToHost))
-        pinned.beginCall(alignPinned(sizeof(int) * CC_STAT_MAX * static_cast<size_t>(labelCount)) +
-                         alignPinned(sizeof(double) * 2 * static_cast<size_t>(labelCount)));
+        pinned.beginCall(stagingBytes(labelCount));
     auto output = [&](OutputArray out, bool toHost, void* device, void* host, int cols_, int type, StreamBuffer& buffer) {
         if (!out.needed())
             return;
@@ -722,8 +718,7 @@ int cudacca::connectedComponents(InputArray _image, OutputArray _labels, OutputA
     if (c.wantStats)
         finalizeOutputs(c.statistics, _stats, _centroids, labelCount, c.stream, r.arena);
     if (r.hostOutputs)
-        r.hostOutputs->beginCall(alignPinned(sizeof(int) * CC_STAT_MAX * static_cast<size_t>(labelCount)) +
-                                 alignPinned(sizeof(double) * 2 * static_cast<size_t>(labelCount)));
+        r.hostOutputs->beginCall(stagingBytes(static_cast<size_t>(labelCount)));
     bool waitNeeded = false;
     downloadIfHost(_labels, c.labels, stream, waitNeeded);
     downloadIfHost(_stats, c.statistics.stats, stream, waitNeeded, r.hostOutputs);

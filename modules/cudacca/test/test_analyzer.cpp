@@ -10,6 +10,7 @@
 #include "test_precomp.hpp"
 #include "test_utils.hpp"
 #include "../src/allocation_count.hpp"
+#include "../src/host_staging.hpp"
 
 #include "opencv2/core/cuda_stream_accessor.hpp"
 
@@ -229,6 +230,21 @@ struct CountingAllocators
         return *c;
     }
 };
+
+TEST(CUDACCA_HostStaging, HoldsTheRowsItGrewFor)
+{
+    // The staging grows to a frame's N rows; a later frame of N labels must find them there (not N - 1: it
+    // would then take the copy after the kernel every time). No GPU needed.
+    using cv::cuda::cudacca::stagingBytes;
+    using cv::cuda::cudacca::stagingRowsIn;
+    for (size_t n = 0; n < 70000; n += (n < 300 ? 1 : 97))
+    {
+        const size_t rows = stagingRowsIn(stagingBytes(n));
+        ASSERT_GE(rows, n) << n << " rows";
+        ASSERT_LE(stagingBytes(rows), stagingBytes(n)) << n << " rows"; // and no more than the memory holds
+        ASSERT_GT(stagingBytes(rows + 1), stagingBytes(n)) << n << " rows"; // the most it holds
+    }
+}
 
 TEST(CUDACCA_Analyzer, NoAllocationInSteadyState)
 {
