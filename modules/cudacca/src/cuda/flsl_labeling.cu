@@ -736,8 +736,8 @@ __device__ __forceinline__ void storeQuad(unsigned short* p, const int (&v)[4], 
 the word; one runLabels load per piece, the slot from the word's bits and edge count as in
 RunTable::slotOf) into the warp's tile in shared memory; the warp then writes the tile as consecutive
 stores, 4 labels per lane (16 bytes for int32), 512 bytes per warp store. Measured on the H100 (8192^2):
-100 us on the full image and 103 at g = 16, against 117 and 122 with a thread per 4 pixels, each with its
-own loads and one 16-byte store. */
+100 us on the full image, 103 at g = 16 and 123 at g = 1, against 117, 122 and 138 with a thread per 4
+pixels, each with its own loads and one 16-byte store. */
 template <typename LabelT>
 __global__ void __launch_bounds__(kRowThreads)
 writeLabelsKernel(const RunTable t, const int* runLabels, char* labels, size_t step, unsigned tilesPerRow,
@@ -768,15 +768,32 @@ writeLabelsKernel(const RunTable t, const int* runLabels, char* labels, size_t s
 #pragma unroll
         for (int b = 0; b < kWarpSize; ++b)
             mine[b] = 0;
+        // Up to 16 pieces in a word; kPieceBatch at a time, their loads issued together (a word of a fine
+        // random image has several: one after the other, each load would wait for the previous piece's fill).
+        constexpr int kPieceBatch = 8;
         while (starts)
         {
-            const int b = __ffs(starts) - 1;
-            starts &= starts - 1;
-            const int label = runLabels[rowSlot + ((before + __popc(edgeMask & ((2u << b) - 1u)) - 1u) >> 1)];
-            const unsigned rest = ~f & (~0u << b); // background from b on: the piece ends at the first
-            const int end = rest ? __ffs(rest) - 1 : kWarpSize;
-            for (int k = b; k < end; ++k)
-                mine[k] = label;
+            int first[kPieceBatch], label[kPieceBatch];
+#pragma unroll
+            for (int j = 0; j < kPieceBatch; ++j)
+            {
+                first[j] = starts ? __ffs(starts) - 1 : -1;
+                starts &= starts - 1; // no-op at 0
+            }
+#pragma unroll
+            for (int j = 0; j < kPieceBatch; ++j)
+                label[j] = first[j] < 0 ? 0
+                         : runLabels[rowSlot + ((before + __popc(edgeMask & ((2u << first[j]) - 1u)) - 1u) >> 1)];
+#pragma unroll
+            for (int j = 0; j < kPieceBatch; ++j)
+            {
+                if (first[j] < 0)
+                    break;
+                const unsigned rest = ~f & (~0u << first[j]); // background from the start on: the piece ends there
+                const int end = rest ? __ffs(rest) - 1 : kWarpSize;
+                for (int k = first[j]; k < end; ++k)
+                    mine[k] = label[j];
+            }
         }
     }
     __syncwarp(); // the tile is filled
