@@ -319,7 +319,7 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
     const cudaStream_t s = c.stream;
     StreamBuffer countBuffer;
     int* d_componentCount = static_cast<int*>(countBuffer.allocate(sizeof(int), s));
-    runs.labelAndRank(image, c.connectivity, c.wantStats, d_componentCount, s);
+    runs.labelAndRank(image, c.connectivity, c.wantStats, d_componentCount, c.resources.pinnedCount, s);
 
     auto writeLabels = [&](int type) {
         c.labels = deviceOutput(c.labelsOut, image.rows, image.cols, type, c.labelsBuffer, s);

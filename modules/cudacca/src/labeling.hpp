@@ -52,9 +52,10 @@ public:
 
     /** Labels the runs of `image` and ranks their roots in raster order; queues the number of foreground
     components into *d_componentCount (device memory). May wait on the stream once (to size the run
-    table). `image` must stay valid until the call's analysis is queued. */
+    table), reading the count through `h_scratch`, a pinned host int. `image` must stay valid until the
+    call's analysis is queued. */
     virtual void labelAndRank(const BinaryImage& image, int connectivity, bool wantStats, int* d_componentCount,
-                              cudaStream_t stream) = 0;
+                              int* h_scratch, cudaStream_t stream) = 0;
     /** Queues the write of every pixel's final label (0 = background, 1..N-1 in raster order of first
     pixels) into `labels`, int32 or uint16, rows `step` bytes apart: the only write of the label image. */
     virtual void writeLabels(void* labels, size_t step, bool labels16u, cudaStream_t stream) const = 0;

@@ -828,7 +828,7 @@ public:
     explicit FullRunLabeling(bool onTheFly) : onTheFly_(onTheFly) {}
 
     void labelAndRank(const BinaryImage& image, int connectivity, bool wantStats, int* d_componentCount,
-                      cudaStream_t stream) override;
+                      int* h_scratch, cudaStream_t stream) override;
     void writeLabels(void* labels, size_t step, bool labels16u, cudaStream_t stream) const override;
     size_t labelBound() const override { return runs_ + 1; }
 
@@ -879,7 +879,7 @@ void FullRunLabeling::allocateTable(const BinaryImage& image, cudaStream_t strea
 }
 
 void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, bool wantStats,
-                                   int* d_componentCount, cudaStream_t stream)
+                                   int* d_componentCount, int* h_scratch, cudaStream_t stream)
 {
     ranked_ = featuresReady_ = false;
     allocateTable(image, stream);
@@ -907,11 +907,11 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
         runs_ = bound;
     else
     {
-        unsigned runs = 0;
-        checkCuda(cudaMemcpyAsync(&runs, rowSlots + rows, sizeof(unsigned), cudaMemcpyDeviceToHost, stream),
+        // Through pinned memory: a copy into pageable memory takes the driver's slower staged path.
+        checkCuda(cudaMemcpyAsync(h_scratch, rowSlots + rows, sizeof(unsigned), cudaMemcpyDeviceToHost, stream),
                   "cudaMemcpyAsync (FLSL run count)");
         checkCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (FLSL run count)");
-        runs_ = runs;
+        runs_ = static_cast<unsigned>(*h_scratch);
     }
     if (runs_ == 0)
     {
