@@ -27,6 +27,7 @@
     X(CCA_TMK,      ke,       bke,      tmk)             \
     /* the rest of Bolelli et al. 2024's catalog, iterative (section III-A) */ \
     /* direct (section III-B) */                   \
+    X(CCA_LBUF,     lbuf,     lbuf,     shared)          \
     /* end of the list */
 
 namespace cv { namespace cuda { namespace cudacca {

@@ -12,6 +12,7 @@
 #include "../labeling.hpp"
 #include "launch.hpp"
 #include "labeling_common.cuh"
+#include "tile_borders.cuh"
 #include "union_find.cuh"
 
 namespace cv { namespace cuda { namespace cudacca {
@@ -85,49 +86,6 @@ __global__ void localMergeKernel(const BinaryImage img, const LabelForest forest
     }
 }
 
-/** Merge across horizontal tile borders: a pixel of a tile's first row (below another tile) unites
-with its foreground neighbours in the row above. One thread per border pixel; i enumerates (border, x).
-
-Most of these unions are redundant: a row run is one component, so only the leftmost pixel of a run
-needs to unite with an upper neighbour that the pixel to its left also touches. A union is skipped only
-when that left pixel is in the SAME tile (its link to us is then made by LocalMerge, and its own unions
-by this kernel), so the skips never rely on a union that is itself skipped for a reason depending on us;
-the tile's first column always unites. On an all-foreground image this leaves one union per tile border
-instead of three per pixel. */
-template <int kConnectivity>
-__global__ void mergeRowBordersKernel(const BinaryImage img, const LabelForest forest, long long borderPixels)
-{
-    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i >= borderPixels)
-        return;
-    const int x = static_cast<int>(i % forest.cols);
-    const int y = static_cast<int>(i / forest.cols + 1) * kTileH;
-    if (!isForeground(img, y, x))
-        return;
-    const int p = y * forest.ld + x;
-    const bool leftInTile = x % kTileW != 0 && isForeground(img, y, x - 1);
-    const bool up = isForeground(img, y - 1, x);
-    const bool upLeft = x > 0 && isForeground(img, y - 1, x - 1);
-    if (kConnectivity == 4)
-    {
-        // The left pixel reaches up-left, which is in the same row run as up.
-        if (up && !(leftInTile && upLeft))
-            device::unite(forest.data, p, p - forest.ld);
-        return;
-    }
-    // 8-connectivity: the left pixel touches up-left and up itself; up-right is in up's row run.
-    if (up)
-    {
-        if (!leftInTile)
-            device::unite(forest.data, p, p - forest.ld);
-        return;
-    }
-    if (upLeft && !leftInTile)
-        device::unite(forest.data, p, p - forest.ld - 1);
-    if (x + 1 < forest.cols && isForeground(img, y - 1, x + 1))
-        device::unite(forest.data, p, p - forest.ld + 1);
-}
-
 /** Merge across vertical tile borders: a pixel of a tile's first column (right of another tile) unites
 with its foreground neighbours in the column to the left; the same reasoning as for rows, transposed,
 with the pixel above (skipped only when it is in the same tile). Together with the row borders this
@@ -177,7 +135,7 @@ void runUf(const BinaryImage& img, const LabelForest& forest, cudaStream_t strea
     const long long rowBorderPixels = static_cast<long long>(tileRows - 1) * forest.cols;
     if (rowBorderPixels > 0)
     {
-        mergeRowBordersKernel<kConnectivity>
+        mergeRowBordersKernel<kConnectivity, kTileW, kTileH>
             <<<static_cast<unsigned>((rowBorderPixels + kBorderThreads - 1) / kBorderThreads), kBorderThreads, 0,
                stream>>>(img, forest, rowBorderPixels);
         checkLaunch("UF row border merge");
