@@ -1,7 +1,7 @@
 // This file is part of cudacca, an OpenCV extra module.
 // It is subject to the license terms in the LICENSE file found in the top-level directory.
 
-// The Compression kernel of LBUF (the same as KE's compressKernel): every pixel pointed at its root.
+// The Compression kernel of the pixel union-find labelings (KE, LBUF): every pixel pointed at its root.
 
 #ifndef CUDACCA_COMPRESS_FOREST_CUH
 #define CUDACCA_COMPRESS_FOREST_CUH

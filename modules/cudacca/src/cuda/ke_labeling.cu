@@ -10,6 +10,7 @@
 // Steps in full and why parents precede children: doc/algorithms.md, section "KE".
 
 #include "../labeling.hpp"
+#include "compress_forest.cuh"
 #include "launch.hpp"
 #include "labeling_common.cuh"
 #include "union_find.cuh"
@@ -59,21 +60,6 @@ __global__ void initKernel(const BinaryImage img, const LabelForest forest)
     forest.data[p] = parent + 1;
 }
 
-/** Compression: L[x] <- Find(L, x). Other threads rewrite their own pixels meanwhile, always to an
-ancestor (never a root: roots do not change in this kernel), so whichever value a volatile load sees,
-the walk ends at the same root. The Initialization's trees have long chains (a row run in row 0 for
-4-connectivity, every column run), walked by many threads at once: the walk rewrites x's parent at
-every step (inline compression, union_find.cuh) so that they shorten each other's walks. */
-__global__ void compressKernel(const LabelForest forest)
-{
-    int y, x;
-    if (!device::threadPixel(forest.rows, forest.cols, y, x))
-        return;
-    const int p = y * forest.ld + x;
-    if (forest.data[p] != 0) // only this thread writes data[p]
-        device::findRootInlineCompress(forest.data, p);
-}
-
 /** Reduction: the unions that Initialization left out. An edge (x, n), n in x's half-neighbourhood,
 is skipped when a path of links already joins x and n: x's parent link, plus half-neighbourhood edges
 of pixels BEFORE x in raster order. By induction over the raster order every half-neighbourhood edge
@@ -118,7 +104,7 @@ void runKe(const BinaryImage& img, const LabelForest& forest, cudaStream_t strea
     const unsigned blocks = blocksFor(static_cast<long long>(forest.rows) * forest.cols, kThreads);
     initKernel<kConnectivity><<<blocks, kThreads, 0, stream>>>(img, forest);
     checkLaunch("KE initialization");
-    compressKernel<<<blocks, kThreads, 0, stream>>>(forest);
+    compressForestKernel<<<blocks, kThreads, 0, stream>>>(forest);
     checkLaunch("KE compression");
     reductionKernel<kConnectivity><<<blocks, kThreads, 0, stream>>>(img, forest);
     checkLaunch("KE reduction");
