@@ -6,7 +6,7 @@
 //
 //   cudacca_sample [image] [--threshold=T] [--invert] [--connectivity=8|4] [--algorithm=NAME]
 //                  [--output=cudacca_labels.png] [--boxes=FILE] [--repeat=N] [--check]
-//   NAME: default, uf, bke, buf, ke, ole, rcu, ha, flsl, flsl_cd, flsl_otf, tmk, lbuf (cv::cuda::CCA_*)
+//   NAME: default, uf, bke, buf, ke, ole, rcu, ha, flsl, flsl_cd, flsl_otf, tmk, lbuf, dlp (cv::cuda::CCA_*)
 //   (cv::CommandLineParser syntax: values follow "=", also for short names: -c=4, -t=100)
 //
 // Exit codes: 0 success, 1 error (bad argument, unreadable image, OpenCV error), 2 no CUDA device,
@@ -38,7 +38,7 @@ static const char* const keys =
     "{threshold t   | otsu              | binarization: 'otsu' or a fixed value 0..254 (foreground: pixel > value)}"
     "{invert        |                   | foreground is dark (pixel <= threshold)}"
     "{connectivity c| 8                 | 8 or 4}"
-    "{algorithm a   | default           | default, uf, bke, buf, ke, ole, rcu, ha, flsl, flsl_cd, flsl_otf, tmk or lbuf (cv::cuda::CCA_*)}"
+    "{algorithm a   | default           | default, uf, bke, buf, ke, ole, rcu, ha, flsl, flsl_cd, flsl_otf, tmk, lbuf or dlp (cv::cuda::CCA_*)}"
     "{output o      | cudacca_labels.png| color-coded label image to write}"
     "{boxes b       |                   | also write the label image with every bounding box and centroid drawn}"
     "{repeat r      | 10                | timed calls after the warm-up (the median is printed)}"
@@ -56,7 +56,7 @@ static const NamedAlgorithm kAlgorithms[] = {
     { "buf", cv::cuda::CCA_BUF },         { "ke", cv::cuda::CCA_KE },   { "ole", cv::cuda::CCA_OLE },
     { "rcu", cv::cuda::CCA_RCU },         { "ha", cv::cuda::CCA_HA },   { "flsl", cv::cuda::CCA_FLSL },
     { "flsl_cd", cv::cuda::CCA_FLSL_CD }, { "flsl_otf", cv::cuda::CCA_FLSL_OTF }, { "tmk", cv::cuda::CCA_TMK },
-    { "lbuf", cv::cuda::CCA_LBUF },
+    { "lbuf", cv::cuda::CCA_LBUF },       { "dlp", cv::cuda::CCA_DLP },
 };
 
 // The algorithm named `arg` (case-insensitive, "CCA_" optional), or -1.

@@ -9,7 +9,7 @@ cv2.cuda.connectedComponentsWithStats, print the largest components and write a 
         [--check]
 
 NAME: default or one of cv2.cuda.CCA_* without the prefix (uf, bke, buf, ke, ole, rcu, ha, flsl, flsl_cd,
-flsl_otf, tmk, lbuf), case-insensitive.
+flsl_otf, tmk, lbuf, dlp), case-insensitive.
 
 Exit codes: 0 success, 1 error, 2 no CUDA device, 3 --check found a difference from the CPU's
 cv2.connectedComponentsWithStats (CCL_SAUF).

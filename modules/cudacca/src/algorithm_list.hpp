@@ -28,6 +28,7 @@
     /* the rest of Bolelli et al. 2024's catalog, iterative (section III-A) */ \
     /* direct (section III-B) */                   \
     X(CCA_LBUF,     lbuf,     lbuf,     shared)          \
+    X(CCA_DLP,      none,     dlp,      shared)          \
     /* end of the list */
 
 namespace cv { namespace cuda { namespace cudacca {

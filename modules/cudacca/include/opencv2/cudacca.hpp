@@ -49,6 +49,7 @@ label forest) for CV_16U or host labels; the FLSL family adds 1 bit per pixel.
 | CCA_FLSL_OTF | CCA_FLSL whose run features move to the surviving root while components merge (on-the-fly merge); the statistics step then only gathers the roots. Waits once more for the stream, to size its per-run feature table (up to 16 bytes per pixel) | 4, 8 | Lemaitre et al. 2021, section 3.2 and Algorithm 2 |
 | CCA_TMK | labeling by CCA_BKE (8-connectivity) or CCA_KE (4), then the tree-merge feature extraction: one feature node per pixel pair, nodes merged into binary trees keyed by label (in shared memory, then in global memory with doubling group sizes, equal labels merged without atomics), tree sizes, and a balancing step that packs the valid nodes at the front of the array, so that only N - 1 nodes are left to copy. Temporary device memory: about 34 bytes per pixel plus 64 per component; cv::Error::StsNoMem when the device cannot hold it | 4, 8 | Windisch et al. 2023, section 3.2 |
 | CCA_LBUF | direct union-find with single lines as tiles: each pixel linked to its left neighbour, then to its run's first pixel, unions across every pair of adjacent rows (CCA_UF's border merge), compression | 4, 8 | line-based union-find, as described in Bolelli et al. 2024, section III-B-2 |
+| CCA_DLP | direct union-find on a 2x2 mask per pixel (pixel, right, down, down-right): in 32 x 16 tiles, a one-shot SetRoot (the mask's smallest label scattered to its pixels' roots with atomicMin), compression, then full unions of the mask (recursive union-find) and compression; then the unions of the masks that cross tile borders | 8 | Cabaret et al. 2017, as described in Bolelli et al. 2024, section III-B-5 |
 */
 enum CCAAlgorithmTypes
 {
@@ -65,6 +66,7 @@ enum CCAAlgorithmTypes
     CCA_FLSL_OTF = 10, //!< CCA_FLSL with on-the-fly feature merge during labeling.
     CCA_TMK     = 11, //!< Windisch et al.'s tree-merge feature extraction (compacted feature tree).
     CCA_LBUF    = 22, //!< Line-based union-find: CCA_UF with single lines as its tiles.
+    CCA_DLP     = 24, //!< Cabaret et al.'s distanceless label propagation (2x2-mask SetRoot and union-find, tiles then borders).
     /** A flag, OR-ed into any of the above (`CCA_DEFAULT | CCA_ORDER_CCL_DEFAULT`): number the components as the
     CPU's cv::connectedComponentsWithStats does with its default ccltype (cv::CCL_DEFAULT), so that the result
     equals cv::connectedComponentsWithStats(image, labels, stats, centroids, connectivity, ltype). With
