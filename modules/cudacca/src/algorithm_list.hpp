@@ -3,10 +3,18 @@
 
 // The one list of cudacca's algorithms. The dispatch, the accuracy and fuzz suites, the perf suite and the
 // top-level benchmark all derive from it. A row is
-//     X(id, labeling for 4-connectivity, labeling for 8-connectivity, analysis)
-// where a labeling is a namespace that defines createLabeling() (`none`: the connectivity is not supported)
-// and an analysis a namespace that defines createAnalysis() (`shared`: statistics accumulated by the shared
-// relabeling pass). Adding an algorithm: one .cu file, one CCAAlgorithmTypes value, one row.
+//     X(id,            labeling for 4-connectivity, labeling for 8-connectivity, analysis, paths)
+// where a labeling is a namespace that defines createLabeling() (`none`: the connectivity is not supported),
+// an analysis a namespace that defines createAnalysis() (`shared`: statistics accumulated by the shared
+// relabeling pass), and `paths` says how the algorithm's work grows with the length of the paths inside a
+// component:
+//   any  - it does not, or only with the number of turns of a path (direct algorithms; label equivalence,
+//          whose rounds jump along the trees; propagation along whole lines, as CCA_RCU);
+//   long - a round moves a label a bounded distance (neighbour propagation): the rounds grow with the
+//          longest path, a 1-pixel spiral of an n x n image takes about n^2 / 2 of them. Correct on every
+//          image, but the suites give such an algorithm long-path images (spirals, serpentines, the
+//          large-image tests' paths) only up to the size that doc/algorithms.md names ("Long paths").
+// Adding an algorithm: one .cu file, one CCAAlgorithmTypes value, one row.
 
 #ifndef CUDACCA_ALGORITHM_LIST_HPP
 #define CUDACCA_ALGORITHM_LIST_HPP
@@ -14,21 +22,21 @@
 #include "opencv2/cudacca.hpp"
 
 #define CUDACCA_ALGORITHMS(X)                            \
-    X(CCA_UF,       uf,       uf,       shared)          \
-    X(CCA_BKE,      none,     bke,      shared)          \
-    X(CCA_BUF,      none,     buf,      shared)          \
-    X(CCA_KE,       ke,       ke,       shared)          \
-    X(CCA_OLE,      ole,      ole,      shared)          \
-    X(CCA_RCU,      rcu,      rcu,      shared)          \
-    X(CCA_HA,       ha,       ha,       shared)          \
-    X(CCA_FLSL,     flsl,     flsl,     flsl)            \
-    X(CCA_FLSL_CD,  flsl,     flsl,     flsl_cd)         \
-    X(CCA_FLSL_OTF, flsl_otf, flsl_otf, flsl_otf)        \
-    X(CCA_TMK,      ke,       bke,      tmk)             \
-    /* the rest of Bolelli et al. 2024's catalog, iterative (section III-A) */ \
-    /* direct (section III-B) */                   \
-    X(CCA_LBUF,     lbuf,     lbuf,     shared)          \
-    X(CCA_DLP,      none,     dlp,      shared)          \
+    X(CCA_UF,        uf,       uf,       shared,   any)     \
+    X(CCA_BKE,       none,     bke,      shared,   any)     \
+    X(CCA_BUF,       none,     buf,      shared,   any)     \
+    X(CCA_KE,        ke,       ke,       shared,   any)     \
+    X(CCA_OLE,       ole,      ole,      shared,   any)     \
+    X(CCA_RCU,       rcu,      rcu,      shared,   any)     \
+    X(CCA_HA,        ha,       ha,       shared,   any)     \
+    X(CCA_FLSL,      flsl,     flsl,     flsl,     any)     \
+    X(CCA_FLSL_CD,   flsl,     flsl,     flsl_cd,  any)     \
+    X(CCA_FLSL_OTF,  flsl_otf, flsl_otf, flsl_otf, any)     \
+    X(CCA_TMK,       ke,       bke,      tmk,      any)     \
+    /* the rest of Bolelli et al. 2024's catalog, iterative (section III-A) */\
+    /* direct (section III-B) */                            \
+    X(CCA_LBUF,      lbuf,     lbuf,     shared,   any)     \
+    X(CCA_DLP,       none,     dlp,      shared,   any)     \
     /* end of the list */
 
 namespace cv { namespace cuda { namespace cudacca {
@@ -40,6 +48,7 @@ struct AlgorithmRow
     const char* name;  //!< "CCA_UF", ...
     bool connectivity4;
     bool connectivity8;
+    bool longPathRounds; //!< `paths` is `long`: rounds grow with the longest path inside a component
 
     bool supports(int connectivity) const
     {
@@ -53,8 +62,13 @@ constexpr bool isNoLabeling(const char* s)
     return s[0] == 'n' && s[1] == 'o' && s[2] == 'n' && s[3] == 'e' && s[4] == '\0';
 }
 
-#define CUDACCA_ALGORITHM_ROW(id, labeling4, labeling8, analysis) \
-    { id, #id, !isNoLabeling(#labeling4), !isNoLabeling(#labeling8) },
+constexpr bool isLongPaths(const char* s)
+{
+    return s[0] == 'l' && s[1] == 'o' && s[2] == 'n' && s[3] == 'g' && s[4] == '\0';
+}
+
+#define CUDACCA_ALGORITHM_ROW(id, labeling4, labeling8, analysis, paths) \
+    { id, #id, !isNoLabeling(#labeling4), !isNoLabeling(#labeling8), isLongPaths(#paths) },
 inline constexpr AlgorithmRow kAlgorithmRows[] = { CUDACCA_ALGORITHMS(CUDACCA_ALGORITHM_ROW) };
 #undef CUDACCA_ALGORITHM_ROW
 
@@ -68,7 +82,7 @@ inline const AlgorithmRow* findAlgorithmRow(int id)
 
 /** CCA_DEFAULT as the benchmark names it: not a row (it resolves to defaultAlgorithm() below, except that
 images of up to kOneLaunchMaxPixels take its one-launch path, one_launch.hpp), measured as its own entry. */
-inline constexpr AlgorithmRow kDefaultEntry = { CCA_DEFAULT, "CCA_DEFAULT", true, true };
+inline constexpr AlgorithmRow kDefaultEntry = { CCA_DEFAULT, "CCA_DEFAULT", true, true, false };
 
 /** The algorithm argument without its flag (CCA_ORDER_CCL_DEFAULT). */
 inline int algorithmWithoutFlags(int algorithm) { return algorithm & ~CCA_ORDER_CCL_DEFAULT; }

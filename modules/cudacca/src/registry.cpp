@@ -9,7 +9,7 @@
 
 namespace cv { namespace cuda { namespace cudacca {
 
-#define CUDACCA_DECLARE_STAGES(id, labeling4, labeling8, analysisNs) \
+#define CUDACCA_DECLARE_STAGES(id, labeling4, labeling8, analysisNs, paths) \
     namespace labeling4 { Labeling* createLabeling(); }            \
     namespace labeling8 { Labeling* createLabeling(); }            \
     namespace analysisNs { Analysis* createAnalysis(); }
@@ -30,7 +30,7 @@ AlgorithmInstance instantiate(const AlgorithmRow& row, int connectivity)
     AlgorithmInstance a;
     switch (row.id)
     {
-#define CUDACCA_INSTANTIATE(id, labeling4, labeling8, analysisNs)                                        \
+#define CUDACCA_INSTANTIATE(id, labeling4, labeling8, analysisNs, paths)                                        \
     case id:                                                                                           \
         a.labeling.reset(connectivity == 4 ? labeling4::createLabeling() : labeling8::createLabeling()); \
         a.analysis.reset(analysisNs::createAnalysis());                                                \

@@ -183,6 +183,12 @@ TEST_P(CudaCCA, Spiral)
     const cv::Size sizes[] = { {5, 5}, {6, 6}, {7, 4}, {64, 64}, {65, 33}, {33, 65}, {255, 257}, {1024, 1024}, {2048, 2048} };
     for (const cv::Size& s : sizes)
     {
+        if (!takesLongPathImage(p.algorithm, s.area()))
+        {
+            std::cout << "[ cudacca  ] " << algorithmName(p.algorithm) << ": no spiral of " << sz(s)
+                      << " (rounds grow with the path: kLongPathTestMaxPixels)" << std::endl;
+            continue;
+        }
         cv::Mat img = spiral(s);
         ASSERT_EQ(2, cpuReference(img, 4).n) << "the spiral generator must draw one 4-connected path, size " << sz(s);
         if (!budget.record(checkImage(img, p, "spiral"))) return;
@@ -197,6 +203,12 @@ TEST_P(CudaCCA, Serpentine)
     const cv::Size sizes[] = { {2, 3}, {64, 64}, {1000, 999}, {2048, 2048} };
     for (const cv::Size& s : sizes)
     {
+        if (!takesLongPathImage(p.algorithm, s.area()))
+        {
+            std::cout << "[ cudacca  ] " << algorithmName(p.algorithm) << ": no serpentine of " << sz(s)
+                      << " (rounds grow with the path: kLongPathTestMaxPixels)" << std::endl;
+            continue;
+        }
         cv::Mat img = serpentine(s);
         ASSERT_EQ(2, cpuReference(img, 4).n) << "the serpentine generator must draw one path, size " << sz(s);
         if (!budget.record(checkImage(img, p, "serpentine (rows)"))) return;

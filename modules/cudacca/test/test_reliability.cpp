@@ -507,22 +507,51 @@ static cv::Mat largeImage(cv::Size size, std::mt19937& rng)
     return img;
 }
 
+//! The large image of the algorithms whose rounds grow with the longest path (takesLongPathImage): the same
+//! size and indices, random 8x8 blocks at 30 % (below the percolation threshold of either connectivity: the
+//! longest path is some hundreds of pixels), no spiral, no serpentine; the last pixel foreground.
+static cv::Mat largeShortPathImage(cv::Size size, std::mt19937& rng)
+{
+    cv::Mat small = randomBlockImage(cv::Size((size.width + 7) / 8, (size.height + 7) / 8), 0.3, 1, rng);
+    cv::Mat img;
+    cv::resize(small, img, cv::Size(small.cols * 8, small.rows * 8), 0, 0, cv::INTER_NEAREST);
+    img = img(cv::Rect(0, 0, size.width, size.height)).clone();
+    img.at<uchar>(size.height - 1, size.width - 1) = 255;
+    return img;
+}
+
 static void checkLarge(cv::Size size, bool allConnectivities)
 {
     skipUnlessLargeTests();
     std::mt19937 rng(testSeed());
     const int64 t0 = cv::getTickCount();
-    const cv::Mat img = largeImage(size, rng);
-    cv::cuda::GpuMat d, l, s, c;
-    d.upload(img);
+    const cv::Mat longPathImg = largeImage(size, rng);
+    bool anyShortPathOnly = false;
+    for (const auto& cfg : algorithmConnectivities())
+        anyShortPathOnly |= !takesLongPathImage(cfg.first, (long long)longPathImg.total());
+    const cv::Mat shortPathImg = anyShortPathOnly ? largeShortPathImage(size, rng) : cv::Mat();
     for (int conn : { 8, 4 })
+    for (int shortPaths = 0; shortPaths < 2; ++shortPaths)
     {
         if (conn == 4 && !allConnectivities)
             continue;
+        if (shortPaths && shortPathImg.empty())
+            continue;
+        const cv::Mat& img = shortPaths ? shortPathImg : longPathImg;
+        bool anyHere = false;
+        for (const auto& cfg : algorithmConnectivities())
+            anyHere |= cfg.second == conn && shortPaths == !takesLongPathImage(cfg.first, (long long)img.total());
+        if (!anyHere)
+            continue;
+        if (shortPaths)
+            std::cout << "[ cudacca  ] " << conn << "-conn: the short-path image (random 8x8 blocks at 30 %) for the "
+                      << "algorithms whose rounds grow with the path" << std::endl;
+        cv::cuda::GpuMat d, l, s, c;
+        d.upload(img);
         const CCResult ref = cpuReference(img, conn);
         for (const auto& cfg : algorithmConnectivities())
         {
-            if (cfg.second != conn)
+            if (cfg.second != conn || shortPaths != !takesLongPathImage(cfg.first, (long long)img.total()))
                 continue;
             SCOPED_TRACE(cv::format("%dx%d ", size.width, size.height) + algorithmName(cfg.first) + cv::format(" %d-conn", conn));
             l.release(); s.release(); c.release();
@@ -551,7 +580,7 @@ static void checkLarge(cv::Size size, bool allConnectivities)
             EXPECT_TRUE(matchesCpu(ref, CV_32S, download(n, l, s, c)));
         }
     }
-    std::cout << cv::format("[ cudacca  ] %dx%d (%.2f Gpixel): %.1f s", size.width, size.height, img.total() / 1e9,
+    std::cout << cv::format("[ cudacca  ] %dx%d (%.2f Gpixel): %.1f s", size.width, size.height, longPathImg.total() / 1e9,
                             (cv::getTickCount() - t0) / cv::getTickFrequency()) << std::endl;
 }
 

@@ -301,6 +301,18 @@ inline cv::Mat stripes(cv::Size size, StripeKind kind, int period, int thickness
     return img;
 }
 
+//! The largest long-path image (spiral, serpentine) the suites give an algorithm whose rounds grow with the
+//! longest path (AlgorithmRow::longPathRounds, algorithm_list.hpp; doc/algorithms.md, "Long paths"): a
+//! 1-pixel spiral of this many pixels is a path of about half of them, as many rounds of neighbour propagation.
+constexpr long long kLongPathTestMaxPixels = 1 << 18;
+
+//! Whether the suites give `algorithm` a long-path image of `pixels` pixels (see kLongPathTestMaxPixels).
+inline bool takesLongPathImage(int algorithm, long long pixels)
+{
+    const AlgorithmRow* row = cv::cuda::cudacca::findAlgorithmRow(algorithm);
+    return pixels <= kLongPathTestMaxPixels || !row || !row->longPathRounds;
+}
+
 //! One 1-pixel-wide square spiral from the top-left corner inwards, 1-pixel gaps between its turns:
 //! a single component that is one very long path (Kalentev's hard case for label propagation).
 inline cv::Mat spiral(cv::Size size)

@@ -65,6 +65,8 @@ enum CCAAlgorithmTypes
     CCA_FLSL_CD = 9, //!< CCA_FLSL with conflict detection in the statistics (warp-level reduction per component).
     CCA_FLSL_OTF = 10, //!< CCA_FLSL with on-the-fly feature merge during labeling.
     CCA_TMK     = 11, //!< Windisch et al.'s tree-merge feature extraction (compacted feature tree).
+    // the rest of Bolelli et al. 2024's catalog, iterative (section III-A): values 12 to 21
+    // direct (section III-B): values 22 to 27
     CCA_LBUF    = 22, //!< Line-based union-find: CCA_UF with single lines as its tiles.
     CCA_DLP     = 24, //!< Cabaret et al.'s distanceless label propagation (2x2-mask SetRoot and union-find, tiles then borders).
     /** A flag, OR-ed into any of the above (`CCA_DEFAULT | CCA_ORDER_CCL_DEFAULT`): number the components as the
