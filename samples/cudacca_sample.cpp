@@ -57,6 +57,7 @@ static const NamedAlgorithm kAlgorithms[] = {
     { "rcu", cv::cuda::CCA_RCU },         { "ha", cv::cuda::CCA_HA },   { "flsl", cv::cuda::CCA_FLSL },
     { "flsl_cd", cv::cuda::CCA_FLSL_CD }, { "flsl_otf", cv::cuda::CCA_FLSL_OTF }, { "tmk", cv::cuda::CCA_TMK },
     { "lbuf", cv::cuda::CCA_LBUF },       { "dlp", cv::cuda::CCA_DLP },
+    { "le", cv::cuda::CCA_LE },           { "be", cv::cuda::CCA_BE },
 };
 
 // The algorithm named `arg` (case-insensitive, "CCA_" optional), or -1.
