@@ -58,6 +58,7 @@ static const NamedAlgorithm kAlgorithms[] = {
     { "flsl_cd", cv::cuda::CCA_FLSL_CD }, { "flsl_otf", cv::cuda::CCA_FLSL_OTF }, { "tmk", cv::cuda::CCA_TMK },
     { "lbuf", cv::cuda::CCA_LBUF },       { "dlp", cv::cuda::CCA_DLP },
     { "le", cv::cuda::CCA_LE },           { "be", cv::cuda::CCA_BE },
+    { "np", cv::cuda::CCA_NP },           { "lnp", cv::cuda::CCA_LNP },
 };
 
 // The algorithm named `arg` (case-insensitive, "CCA_" optional), or -1.

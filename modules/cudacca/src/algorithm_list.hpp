@@ -34,6 +34,8 @@
     X(CCA_FLSL_OTF,  flsl_otf, flsl_otf, flsl_otf, any)     \
     X(CCA_TMK,       ke,       bke,      tmk,      any)     \
     /* the rest of Bolelli et al. 2024's catalog, iterative (section III-A) */\
+    X(CCA_NP,        np,       np,       shared,   long)    \
+    X(CCA_LNP,       lnp,      lnp,      shared,   long)    \
     X(CCA_LE,        le,       le,       shared,   any)     \
     X(CCA_BE,        none,     be,       shared,   any)     \
     /* direct (section III-B) */                            \
