@@ -40,7 +40,9 @@
     X(CCA_BE,        none,     be,       shared,   any)     \
     /* direct (section III-B) */                            \
     X(CCA_LBUF,      lbuf,     lbuf,     shared,   any)     \
+    X(CCA_ACCL,      accl,     accl,     shared,   any)     \
     X(CCA_DLP,       none,     dlp,      shared,   any)     \
+    X(CCA_C_SAUF,    c_sauf,   c_sauf,   shared,   any)     \
     /* end of the list */
 
 namespace cv { namespace cuda { namespace cudacca {

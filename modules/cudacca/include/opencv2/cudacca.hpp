@@ -53,7 +53,9 @@ label forest) for CV_16U or host labels; the FLSL family adds 1 bit per pixel.
 | CCA_LE | iterative label equivalence with a separate equivalence array (4 bytes per pixel more): scan (each pixel lowers the equivalence of its label to its smallest neighbour label, atomicMin), analysis (every label's equivalence resolved to its root), labeling (every pixel takes its label's root), until nothing changes (waits for the stream between batches of rounds) | 4, 8 | Hawick et al. 2010, as described in Bolelli et al. 2024, section III-A-4 |
 | CCA_BE | iterative label equivalence on 2x2 blocks: initialization (block labels and a byte of connected neighbour blocks per block, by the paper's two-step check; 5 bytes per block more), then CCA_OLE's scanning and analysis on blocks until nothing changes (waits for the stream between batches of rounds), final labeling | 8 | Zavalishin et al. 2016, as described in Bolelli et al. 2024, section III-A-9 and Algorithm 5 |
 | CCA_LBUF | direct union-find with single lines as tiles: each pixel linked to its left neighbour, then to its run's first pixel, unions across every pair of adjacent rows (CCA_UF's border merge), compression | 4, 8 | line-based union-find, as described in Bolelli et al. 2024, section III-B-2 |
+| CCA_ACCL | direct, run-based: one thread per row finds its runs and points every pixel at its run's first pixel, then one thread per run unites its first pixel with a pixel of every run of the row above that touches it (union-find instead of the paper's child kernel per merge), compression | 4, 8 | Paravecino and Kaeli 2014, as described in Bolelli et al. 2024, section III-B-4 |
 | CCA_DLP | direct union-find on a 2x2 mask per pixel (pixel, right, down, down-right): in 32 x 16 tiles, a one-shot SetRoot (the mask's smallest label scattered to its pixels' roots with atomicMin), compression, then full unions of the mask (recursive union-find) and compression; then the unions of the masks that cross tile borders | 8 | Cabaret et al. 2017, as described in Bolelli et al. 2024, section III-B-5 |
+| CCA_C_SAUF | direct union-find, one thread per pixel: initialization, unions chosen by SAUF's decision tree over the scan mask (up-left, up, up-right, left: as few neighbours read and as few unions as the tree allows), compression | 4, 8 | Allegretti et al. 2019 (Wu et al. 2009's SAUF), as described in Bolelli et al. 2024, section III-B-7 |
 */
 enum CCAAlgorithmTypes
 {
@@ -76,7 +78,9 @@ enum CCAAlgorithmTypes
     CCA_BE      = 21, //!< Zavalishin et al.'s block equivalence: CCA_OLE on 2x2 blocks. 8-connectivity only.
     // direct (section III-B): values 22 to 27
     CCA_LBUF    = 22, //!< Line-based union-find: CCA_UF with single lines as its tiles.
+    CCA_ACCL    = 23, //!< Paravecino and Kaeli's accelerated CCL: run-based, runs found per row, then joined per run.
     CCA_DLP     = 24, //!< Cabaret et al.'s distanceless label propagation (2x2-mask SetRoot and union-find, tiles then borders).
+    CCA_C_SAUF  = 25, //!< Allegretti et al.'s CUDA SAUF: union-find, each pixel's unions chosen by SAUF's decision tree.
     /** A flag, OR-ed into any of the above (`CCA_DEFAULT | CCA_ORDER_CCL_DEFAULT`): number the components as the
     CPU's cv::connectedComponentsWithStats does with its default ccltype (cv::CCL_DEFAULT), so that the result
     equals cv::connectedComponentsWithStats(image, labels, stats, centroids, connectivity, ltype). With
