@@ -36,7 +36,9 @@
     /* the rest of Bolelli et al. 2024's catalog, iterative (section III-A) */\
     X(CCA_NP,        np,       np,       shared,   long)    \
     X(CCA_LNP,       lnp,      lnp,      shared,   long)    \
+    X(CCA_DPL,       dpl,      none,     shared,   any)     \
     X(CCA_LE,        le,       le,       shared,   any)     \
+    X(CCA_STAVA,     none,     stava,    shared,   any)     \
     X(CCA_BE,        none,     be,       shared,   any)     \
     /* direct (section III-B) */                            \
     X(CCA_LBUF,      lbuf,     lbuf,     shared,   any)     \

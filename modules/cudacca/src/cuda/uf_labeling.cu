@@ -86,10 +86,8 @@ __global__ void localMergeKernel(const BinaryImage img, const LabelForest forest
     }
 }
 
-/** Merge across vertical tile borders: a pixel of a tile's first column (right of another tile) unites
-with its foreground neighbours in the column to the left; the same reasoning as for rows, transposed,
-with the pixel above (skipped only when it is in the same tile). Together with the row borders this
-covers every neighbour pair that straddles two tiles. */
+/** Merge across vertical tile borders: uniteAcrossColumnBorder (tile_borders.cuh) for every pixel of a
+tile's first column right of another tile. One thread per border pixel; i enumerates (border, y). */
 template <int kConnectivity>
 __global__ void mergeColumnBordersKernel(const BinaryImage img, const LabelForest forest, long long borderPixels)
 {
@@ -98,28 +96,7 @@ __global__ void mergeColumnBordersKernel(const BinaryImage img, const LabelFores
         return;
     const int y = static_cast<int>(i % forest.rows);
     const int x = static_cast<int>(i / forest.rows + 1) * kTileW;
-    if (!isForeground(img, y, x))
-        return;
-    const int p = y * forest.ld + x;
-    const bool aboveInTile = y % kTileH != 0 && isForeground(img, y - 1, x);
-    const bool left = isForeground(img, y, x - 1);
-    const bool upLeft = y > 0 && isForeground(img, y - 1, x - 1);
-    if (kConnectivity == 4)
-    {
-        if (left && !(aboveInTile && upLeft))
-            device::unite(forest.data, p, p - 1);
-        return;
-    }
-    if (left)
-    {
-        if (!aboveInTile)
-            device::unite(forest.data, p, p - 1);
-        return;
-    }
-    if (upLeft && !aboveInTile)
-        device::unite(forest.data, p, p - forest.ld - 1);
-    if (y + 1 < forest.rows && isForeground(img, y + 1, x - 1))
-        device::unite(forest.data, p, p + forest.ld - 1);
+    uniteAcrossColumnBorder<kConnectivity>(img, forest, y, x, y % kTileH != 0);
 }
 
 template <int kConnectivity>
