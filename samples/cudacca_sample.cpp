@@ -60,7 +60,7 @@ static const NamedAlgorithm kAlgorithms[] = {
     { "le", cv::cuda::CCA_LE },           { "be", cv::cuda::CCA_BE },
     { "np", cv::cuda::CCA_NP },           { "lnp", cv::cuda::CCA_LNP },
     { "dpl", cv::cuda::CCA_DPL },         { "stava", cv::cuda::CCA_STAVA },
-    { "rasmussen", cv::cuda::CCA_RASMUSSEN },
+    { "brb", cv::cuda::CCA_BRB },         { "rasmussen", cv::cuda::CCA_RASMUSSEN },
     { "accl", cv::cuda::CCA_ACCL },       { "c_sauf", cv::cuda::CCA_C_SAUF },
 };
 

@@ -39,6 +39,7 @@
     X(CCA_DPL,       dpl,      none,     shared,   any)     \
     X(CCA_LE,        le,       le,       shared,   any)     \
     X(CCA_STAVA,     none,     stava,    shared,   any)     \
+    X(CCA_BRB,       none,     brb,      shared,   any)     \
     X(CCA_RASMUSSEN, none,     rasmussen, shared,  long)    \
     X(CCA_BE,        none,     be,       shared,   any)     \
     /* direct (section III-B) */                            \
