@@ -7,7 +7,8 @@
 // itself and its foreground neighbours (4 or 8), until a round changes nothing. A round visits the image
 // by tiles held in shared memory with a one-pixel halo; NP takes one step per tile and round, LNP steps
 // inside the tile until the tile converges. The result is a flat LabelForest (see runTilePropagation).
-// Host and device code; included by np_labeling.cu and lnp_labeling.cu only.
+// Host and device code; included by np_labeling.cu and lnp_labeling.cu (and by rasmussen_labeling.cu,
+// for propagationInitKernel, labelOrBackground and kPropagationBatches).
 
 #ifndef CUDACCA_NEIGHBOUR_PROPAGATION_CUH
 #define CUDACCA_NEIGHBOUR_PROPAGATION_CUH
