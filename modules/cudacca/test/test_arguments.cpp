@@ -500,6 +500,7 @@ TEST(CUDACCA_Arguments, FixedSizeStatsOfTheWrongSize)
         for (int a : testedAlgorithms())
         {
             SCOPED_TRACE(algorithmName(a) + (which ? ": centroids" : ": stats"));
+            const int connectivity = supportedConnectivities(a).back(); // 8 where supported (CCA_DPL: 4 only)
             const cv::Mat fixedStats = poisonedStats(4);         // 4 rows, the result has 3
             const cv::Mat fixedCentroids = poisonedCentroids(2); // 2 rows
             cv::cuda::GpuMat gl;
@@ -507,9 +508,9 @@ TEST(CUDACCA_Arguments, FixedSizeStatsOfTheWrongSize)
             cv::Mat st, c;
             expectCvError([&]() {
                 if (which == 0)
-                    cv::cuda::connectedComponentsWithStats(gimg, gl, fixedStats, c, 8, CV_32S, a);
+                    cv::cuda::connectedComponentsWithStats(gimg, gl, fixedStats, c, connectivity, CV_32S, a);
                 else
-                    cv::cuda::connectedComponentsWithStats(gimg, gl, st, fixedCentroids, 8, CV_32S, a);
+                    cv::cuda::connectedComponentsWithStats(gimg, gl, st, fixedCentroids, connectivity, CV_32S, a);
             }, cv::Error::StsBadSize, which ? "centroids" : "stats");
             cv::Mat l;
             gl.download(l);

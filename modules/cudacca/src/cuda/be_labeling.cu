@@ -220,21 +220,7 @@ __global__ void finalLabelingKernel(const BinaryImage img, const LabelForest f, 
         return;
     const Block blk = blockAt(f, g.blockCols, b);
     const unsigned mask = blockMask(img, blk);
-    const int label = mask ? bL[b] : 0;
-    const int la = (mask & kPixelA) ? label : 0, lb = (mask & kPixelB) ? label : 0;
-    const int lc = (mask & kPixelC) ? label : 0, lD = (mask & kPixelD) ? label : 0;
-    if (blk.right)
-    {
-        storePair<kPairs>(f.data + blk.slot, la, lb);
-        if (blk.below)
-            storePair<kPairs>(f.data + blk.slot + f.ld, lc, lD);
-    }
-    else
-    {
-        f.data[blk.slot] = la;
-        if (blk.below)
-            f.data[blk.slot + f.ld] = lc;
-    }
+    storeBlockLabels<kPairs>(f, blk, mask, mask ? bL[b] : 0);
 }
 
 /** Invariant: every value of bL[b] is the label k + 1 of a block of b's component (k its key), with k <= b's

@@ -338,21 +338,11 @@ __device__ __forceinline__ void compressBlock(const LabelForest& f, const Block&
     compressSlot(f.data, blk.slot, value - 1, slot);
 }
 
-/** FinalLabeling (both algorithms): once every SLOT holds its block's root key + 1, writes the LabelForest
-of contracts.hpp for the block's four pixels: root key + 1 for a foreground pixel, 0 for background.
-Reads only the block's own SLOT and INFO, which no other thread reads any more, so overwriting them is safe. */
+/** The block's four pixels of the LabelForest: `label` for the foreground pixels of `mask` (kPixelA...), 0 for
+the others (the pixels that exist: blk.right, blk.below). */
 template <bool kPairs>
-__device__ __forceinline__ void writeBlockLabels(const LabelForest& f, const Block& blk)
+__device__ __forceinline__ void storeBlockLabels(const LabelForest& f, const Block& blk, unsigned mask, int label)
 {
-    int label, info;
-    if (blk.right)
-        loadPair<kPairs>(f.data + blk.slot, label, info);
-    else
-    {
-        label = f.data[blk.slot];
-        info = blk.below ? f.data[blk.slot + f.ld] : (label != 0 ? static_cast<int>(kPixelA) : 0);
-    }
-    const unsigned mask = static_cast<unsigned>(info) & kPixelMask;
     const int labelA = (mask & kPixelA) ? label : 0;
     const int labelB = (mask & kPixelB) ? label : 0;
     const int labelC = (mask & kPixelC) ? label : 0;
@@ -369,6 +359,23 @@ __device__ __forceinline__ void writeBlockLabels(const LabelForest& f, const Blo
         if (blk.below)
             f.data[blk.slot + f.ld] = labelC;
     }
+}
+
+/** FinalLabeling (both algorithms): once every SLOT holds its block's root key + 1, writes the LabelForest
+of contracts.hpp for the block's four pixels: root key + 1 for a foreground pixel, 0 for background.
+Reads only the block's own SLOT and INFO, which no other thread reads any more, so overwriting them is safe. */
+template <bool kPairs>
+__device__ __forceinline__ void writeBlockLabels(const LabelForest& f, const Block& blk)
+{
+    int label, info;
+    if (blk.right)
+        loadPair<kPairs>(f.data + blk.slot, label, info);
+    else
+    {
+        label = f.data[blk.slot];
+        info = blk.below ? f.data[blk.slot + f.ld] : (label != 0 ? static_cast<int>(kPixelA) : 0);
+    }
+    storeBlockLabels<kPairs>(f, blk, static_cast<unsigned>(info) & kPixelMask, label);
 }
 
 /** Initialization (both algorithms), one thread per block: reads the block's pixels and writes only its

@@ -26,16 +26,6 @@ constexpr int kThreads = 256;
 
 using device::isForeground;
 
-/** Initialization: every foreground pixel a tree of its own. Reads only the image, writes only its pixel. */
-__global__ void initKernel(const BinaryImage img, const LabelForest forest)
-{
-    int y, x;
-    if (!device::threadPixel(forest.rows, forest.cols, y, x))
-        return;
-    const int p = y * forest.ld + x;
-    forest.data[p] = isForeground(img, y, x) ? p + 1 : 0;
-}
-
 /** Merge: SAUF's decision tree (Wu et al. 2009), one thread per foreground pixel x = (y, x), p its pitched
 index. The tree tests the IMAGE (the mask pixels' foreground bits), never the labels, in this order:
 
@@ -118,7 +108,7 @@ void runCSauf(const BinaryImage& img, const LabelForest& forest, cudaStream_t st
 {
     // One thread per pixel along a 1D grid: rows * cols < 2^31, so at most 2^23 blocks of 256.
     const unsigned blocks = blocksFor(static_cast<long long>(forest.rows) * forest.cols, kThreads);
-    initKernel<<<blocks, kThreads, 0, stream>>>(img, forest);
+    initOwnIndexKernel<<<blocks, kThreads, 0, stream>>>(img, forest);
     checkLaunch("C_SAUF initialization");
     mergeKernel<kConnectivity><<<blocks, kThreads, 0, stream>>>(img, forest);
     checkLaunch("C_SAUF merge");

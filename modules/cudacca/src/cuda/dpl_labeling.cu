@@ -36,17 +36,6 @@ constexpr int kColumnBatch = 8;
 //! round per couple of turns (as CCA_RCU, whose passes are the same kind).
 constexpr RoundBatches kRoundBatches = { 4, 32 };
 
-/** Initialization: label = own pitched index + 1 for the foreground, 0 for the background. From here on the
-passes test the foreground on the labels (nonzero), never on the image. */
-__global__ void initKernel(const BinaryImage img, const LabelForest forest)
-{
-    int y, x;
-    if (!device::threadPixel(forest.rows, forest.cols, y, x))
-        return;
-    const int p = y * forest.ld + x;
-    forest.data[p] = device::isForeground(img, y, x) ? p + 1 : 0;
-}
-
 /** The row passes: left to right (kForward) or right to left. One warp per row (grid-stride over the rows,
 warp-uniform, so the shuffles always see 32 lanes), 32 pixels of the row at a time in the pass's order:
 element k of the walk is the pixel x = k (forward) or x = cols - 1 - k (backward), lane = k % 32.
@@ -173,7 +162,7 @@ pixel of the component holds m + 1, and m holds itself: a flat forest rooted at 
 void runDpl(const BinaryImage& img, const LabelForest& forest, cudaStream_t stream)
 {
     const long long pixels = static_cast<long long>(forest.rows) * forest.cols;
-    initKernel<<<blocksFor(pixels, kThreads), kThreads, 0, stream>>>(img, forest);
+    initOwnIndexKernel<<<blocksFor(pixels, kThreads), kThreads, 0, stream>>>(img, forest);
     checkLaunch("DPL initialization");
 
     // One-wave grids (launch.hpp): a round queued past convergence costs four launches that exit at once.

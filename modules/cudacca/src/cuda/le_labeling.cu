@@ -22,8 +22,6 @@
 #include "launch.hpp"
 #include "union_find.cuh"
 
-#include <climits>
-
 namespace cv { namespace cuda { namespace cudacca {
 
 namespace {
@@ -34,27 +32,6 @@ constexpr int kThreads = 256;
 //! (OLE's batches: the review's images converge in a few rounds, long spirals need many).
 constexpr int kFirstRoundsPerCheck = 4;
 constexpr int kMaxRoundsPerCheck = 16;
-
-/** Calls f(y, x) for every pixel, in a grid-stride loop over the raster order that is warp-uniform (all 32
-lanes of a warp run the same iterations, so a warp vote after it sees every lane); the grid is one wave of
-resident blocks (waveBlocks), so a round queued past convergence, which exits on its flag, is cheap. The
-same loop as OLE's (ole_labeling.cu). */
-template <typename F>
-__device__ __forceinline__ void forEachPixel(const LabelForest& forest, F f)
-{
-    const unsigned n = static_cast<unsigned>(forest.rows) * static_cast<unsigned>(forest.cols);
-    const unsigned lane = threadIdx.x & 31u;
-    const unsigned stride = gridDim.x * blockDim.x;
-    for (unsigned base = blockIdx.x * blockDim.x + threadIdx.x - lane; base < n; base += stride)
-    {
-        if (base + lane < n)
-        {
-            int y, x;
-            device::rasterPixel(base + lane, forest.cols, y, x);
-            f(y, x);
-        }
-    }
-}
 
 /** Init: L and H both index + 1 for the foreground, 0 for the background. Each thread writes only its own
 pixel of each. */
@@ -84,39 +61,12 @@ __global__ void scanKernel(const LabelForest forest, int* H, const int* previous
     const int* const L = forest.data;
     const int ld = forest.ld;
     bool linked = false;
-    forEachPixel(forest, [&](int y, int x) {
+    device::forEachPixel(forest, [&](int y, int x) {
         const int p = y * ld + x;
         const int l = L[p];
         if (l == 0)
             return;
-        int nl = INT_MAX;
-        auto take = [&](int q) {
-            const int v = L[q];
-            if (v != 0 && v < nl)
-                nl = v;
-        };
-        const bool left = x > 0;
-        const bool right = x + 1 < forest.cols;
-        if (left)
-            take(p - 1);
-        if (right)
-            take(p + 1);
-        if (y > 0)
-        {
-            take(p - ld);
-            if (kConnectivity == 8 && left)
-                take(p - ld - 1);
-            if (kConnectivity == 8 && right)
-                take(p - ld + 1);
-        }
-        if (y + 1 < forest.rows)
-        {
-            take(p + ld);
-            if (kConnectivity == 8 && left)
-                take(p + ld - 1);
-            if (kConnectivity == 8 && right)
-                take(p + ld + 1);
-        }
+        const int nl = device::smallestNeighbourLabel<kConnectivity>(L, forest, y, x, p);
         if (nl < l)
         {
             atomicMin(H + (l - 1), nl);
@@ -136,7 +86,7 @@ __global__ void analysisKernel(const LabelForest forest, int* H, const int* chan
 {
     if (*changed == 0)
         return;
-    forEachPixel(forest, [&](int y, int x) {
+    device::forEachPixel(forest, [&](int y, int x) {
         const int q = y * forest.ld + x;
         if (forest.data[q] == q + 1)
             device::findRootInlineCompress(H, q);
@@ -149,7 +99,7 @@ __global__ void labelingKernel(const LabelForest forest, const int* H, const int
 {
     if (*changed == 0)
         return;
-    forEachPixel(forest, [&](int y, int x) {
+    device::forEachPixel(forest, [&](int y, int x) {
         const int p = y * forest.ld + x;
         const int l = forest.data[p];
         if (l != 0)

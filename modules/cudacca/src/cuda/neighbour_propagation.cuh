@@ -8,7 +8,7 @@
 // by tiles held in shared memory with a one-pixel halo; NP takes one step per tile and round, LNP steps
 // inside the tile until the tile converges. The result is a flat LabelForest (see runTilePropagation).
 // Host and device code; included by np_labeling.cu and lnp_labeling.cu (and by rasmussen_labeling.cu,
-// for propagationInitKernel, labelOrBackground and kPropagationBatches).
+// for labeling_common.cuh's initOwnIndexKernel, labelOrBackground and kPropagationBatches).
 
 #ifndef CUDACCA_NEIGHBOUR_PROPAGATION_CUH
 #define CUDACCA_NEIGHBOUR_PROPAGATION_CUH
@@ -42,17 +42,6 @@ struct PropagationTiles
 //! takes about 131,000 NP rounds; batches up to 1024 keep the host checks to about 130 there, while a round
 //! queued past convergence costs only the launch of a one-wave grid that exits at once.
 constexpr RoundBatches kPropagationBatches = { 8, 1024 };
-
-/** The initialization: label = own pitched index + 1 for the foreground, 0 for the background. After it
-the labels never change from 0 to nonzero or back: a label 0 is the background from then on. */
-__global__ void propagationInitKernel(const BinaryImage img, const LabelForest forest)
-{
-    int y, x;
-    if (!device::threadPixel(forest.rows, forest.cols, y, x))
-        return;
-    const int p = y * forest.ld + x;
-    forest.data[p] = device::isForeground(img, y, x) ? p + 1 : 0;
-}
 
 /** The label of (y, x) in global memory; 0 (background) outside the image. y * ld + x < rows * ld fits an
 int (LabelForest). */
@@ -221,7 +210,7 @@ void runTilePropagation(const BinaryImage& img, const LabelForest& forest, cudaS
                         const PropagationNames& names)
 {
     const long long pixels = static_cast<long long>(forest.rows) * forest.cols;
-    propagationInitKernel<<<blocksFor(pixels, Tiles::threads), Tiles::threads, 0, stream>>>(img, forest);
+    initOwnIndexKernel<<<blocksFor(pixels, Tiles::threads), Tiles::threads, 0, stream>>>(img, forest);
     checkLaunch(names.init);
 
     const long long tiles =

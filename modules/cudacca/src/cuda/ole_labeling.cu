@@ -17,8 +17,6 @@
 #include "labeling_common.cuh"
 #include "union_find.cuh"
 
-#include <climits>
-
 namespace cv { namespace cuda { namespace cudacca {
 
 namespace {
@@ -28,37 +26,6 @@ constexpr int kThreads = 256;
 //! Scanning + Analysis rounds queued per host check of the "changed" flags: first, and at most.
 constexpr int kFirstRoundsPerCheck = 4;
 constexpr int kMaxRoundsPerCheck = 16;
-
-/** Calls f(y, x) for every pixel, in a grid-stride loop over the raster order. The loop is
-warp-uniform (all 32 lanes of a warp run the same iterations), so a warp vote after it sees every lane.
-The grid is one wave of resident blocks (waveBlocks in launch.hpp), which also keeps a round that has nothing to
-do (it exits on its flag) cheap. */
-template <typename F>
-__device__ __forceinline__ void forEachPixel(const LabelForest& forest, F f)
-{
-    const unsigned n = static_cast<unsigned>(forest.rows) * static_cast<unsigned>(forest.cols);
-    const unsigned lane = threadIdx.x & 31u;
-    const unsigned stride = gridDim.x * blockDim.x;
-    for (unsigned base = blockIdx.x * blockDim.x + threadIdx.x - lane; base < n; base += stride)
-    {
-        if (base + lane < n)
-        {
-            int y, x;
-            device::rasterPixel(base + lane, forest.cols, y, x);
-            f(y, x);
-        }
-    }
-}
-
-/** Listing 1: label = own index + 1 for the foreground, 0 for the background. */
-__global__ void initKernel(const BinaryImage img, const LabelForest forest)
-{
-    int y, x;
-    if (!device::threadPixel(forest.rows, forest.cols, y, x))
-        return;
-    const int p = y * forest.ld + x;
-    forest.data[p] = device::isForeground(img, y, x) ? p + 1 : 0;
-}
 
 /** Listing 3 (Scanning), 4 or 8 neighbours. Skips the whole round when the previous round's Scanning
 changed nothing (`previous` non-null and 0): the labels are final then, and the rounds queued after
@@ -83,39 +50,12 @@ __global__ void scanKernel(const LabelForest forest, const int* previous, int* c
     int* const L = forest.data;
     const int ld = forest.ld;
     bool linked = false;
-    forEachPixel(forest, [&](int y, int x) {
+    device::forEachPixel(forest, [&](int y, int x) {
         const int p = y * ld + x;
         const int l = L[p];
         if (l == 0)
             return;
-        int nl = INT_MAX;
-        auto take = [&](int q) {
-            const int v = L[q];
-            if (v != 0 && v < nl)
-                nl = v;
-        };
-        const bool left = x > 0;
-        const bool right = x + 1 < forest.cols;
-        if (left)
-            take(p - 1);
-        if (right)
-            take(p + 1);
-        if (y > 0)
-        {
-            take(p - ld);
-            if (kConnectivity == 8 && left)
-                take(p - ld - 1);
-            if (kConnectivity == 8 && right)
-                take(p - ld + 1);
-        }
-        if (y + 1 < forest.rows)
-        {
-            take(p + ld);
-            if (kConnectivity == 8 && left)
-                take(p + ld - 1);
-            if (kConnectivity == 8 && right)
-                take(p + ld + 1);
-        }
+        const int nl = device::smallestNeighbourLabel<kConnectivity>(L, forest, y, x, p);
         if (nl < l)
         {
             const int old = L[l - 1];
@@ -138,7 +78,7 @@ __global__ void analysisKernel(const LabelForest forest, const int* changed)
 {
     if (*changed == 0)
         return;
-    forEachPixel(forest, [&](int y, int x) {
+    device::forEachPixel(forest, [&](int y, int x) {
         const int p = y * forest.ld + x;
         if (forest.data[p] != 0) // only this thread writes data[p]
             device::findRootInlineCompress(forest.data, p);
@@ -153,7 +93,7 @@ template <int kConnectivity>
 void runOle(const BinaryImage& img, const LabelForest& forest, cudaStream_t stream)
 {
     const long long pixels = static_cast<long long>(forest.rows) * forest.cols;
-    initKernel<<<blocksFor(pixels, kThreads), kThreads, 0, stream>>>(img, forest);
+    initOwnIndexKernel<<<blocksFor(pixels, kThreads), kThreads, 0, stream>>>(img, forest); // Listing 1
     checkLaunch("OLE initialization");
 
     // The loop of the paper: Scanning, Analysis, until a Scanning changes nothing (iterative_labeling.hpp

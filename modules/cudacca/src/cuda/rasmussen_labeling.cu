@@ -206,7 +206,7 @@ component holds r + 1, a flat forest whose roots are the raster-first pixels. */
 void runRasmussen(const BinaryImage& img, const LabelForest& forest, cudaStream_t stream)
 {
     const long long pixels = static_cast<long long>(forest.rows) * forest.cols;
-    propagationInitKernel<<<blocksFor(pixels, kThreads), kThreads, 0, stream>>>(img, forest);
+    initOwnIndexKernel<<<blocksFor(pixels, kThreads), kThreads, 0, stream>>>(img, forest);
     checkLaunch("RASMUSSEN initialization");
 
     const long long tiles = ((forest.rows + kTile - 1LL) / kTile) * ((forest.cols + kTile - 1LL) / kTile);
