@@ -29,8 +29,11 @@ namespace cv { namespace cuda {
 Every algorithm gives the same result; they differ in speed and memory. The names do not clash with
 cudaimgproc's cv::cuda::ConnectedComponentsAlgorithmsTypes (CCL_DEFAULT, CCL_BKE).
 
-Work is linear in the number of pixels for the direct algorithms; the iterative ones (CCA_OLE, CCA_RCU)
-repeat rounds until nothing changes. Temporary device memory, unless a row says more: 36 bytes per label
+Work is linear in the number of pixels for the direct algorithms; the iterative ones (Bolelli et al. 2024,
+section III-A: CCA_OLE, CCA_RCU, CCA_NP, CCA_LNP, CCA_DPL, CCA_LE, CCA_BRB, CCA_8DLS, CCA_M8DLS, CCA_RASMUSSEN,
+CCA_BE; CCA_STAVA's tile merging needs no rounds) repeat rounds until nothing changes; those that move a label a bounded distance
+per round (CCA_NP, CCA_LNP, CCA_RASMUSSEN) need rounds in proportion to the longest path inside a component,
+about n^2 / 2 for a 1-pixel spiral of n x n: correct, but slow on such images. Temporary device memory, unless a row says more: 36 bytes per label
 and a few bytes per 1024 pixels when the labels are a CV_32S GpuMat; 4 bytes per pixel more (an int32
 label forest) for CV_16U or host labels; the FLSL family adds 1 bit per pixel.
 
