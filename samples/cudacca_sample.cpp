@@ -61,6 +61,7 @@ static const NamedAlgorithm kAlgorithms[] = {
     { "np", cv::cuda::CCA_NP },           { "lnp", cv::cuda::CCA_LNP },
     { "dpl", cv::cuda::CCA_DPL },         { "stava", cv::cuda::CCA_STAVA },
     { "brb", cv::cuda::CCA_BRB },         { "rasmussen", cv::cuda::CCA_RASMUSSEN },
+    { "8dls", cv::cuda::CCA_8DLS },       { "m8dls", cv::cuda::CCA_M8DLS },
     { "accl", cv::cuda::CCA_ACCL },       { "c_sauf", cv::cuda::CCA_C_SAUF },
 };
 

@@ -40,6 +40,8 @@
     X(CCA_LE,        le,       le,       shared,   any)     \
     X(CCA_STAVA,     none,     stava,    shared,   any)     \
     X(CCA_BRB,       none,     brb,      shared,   any)     \
+    X(CCA_8DLS,      none,     dls8,     shared,   any)     \
+    X(CCA_M8DLS,     none,     m8dls,    shared,   any)     \
     X(CCA_RASMUSSEN, none,     rasmussen, shared,  long)    \
     X(CCA_BE,        none,     be,       shared,   any)     \
     /* direct (section III-B) */                            \

@@ -366,10 +366,12 @@ TEST(CUDACCA_Memory, PeakTemporaryBytesPerPixel)
                 // int32 forest (4) + device copy of CV_16U labels (2) + per-label scratch: under 8;
                 // FLSL_OTF adds its per-run feature table (32 bytes per run, at most 16 per pixel);
                 // TMK its dense node array (32 per pixel), valid list (2) and compact tree (64 bytes per
-                // component, at most 32 per pixel); LE its equivalence array H (4 per pixel).
+                // component, at most 32 per pixel); LE its equivalence array H (4 per pixel); 8DLS and
+                // M8DLS the previous round's labels (4 per pixel; M8DLS a byte per line more).
                 const double bound = cfg.first == cv::cuda::CCA_FLSL_OTF ? 24.0
                                    : cfg.first == cv::cuda::CCA_TMK      ? 8.0 + 34.0 + 32.0
                                    : cfg.first == cv::cuda::CCA_LE       ? 8.0 + 4.0
+                                   : cfg.first == cv::cuda::CCA_8DLS || cfg.first == cv::cuda::CCA_M8DLS ? 8.0 + 4.0
                                                                          : 8.0;
                 EXPECT_LT(perPixel, bound) << algorithmName(cfg.first) << " " << ltypeName(ltype);
             }
