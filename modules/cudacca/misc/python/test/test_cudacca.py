@@ -45,11 +45,12 @@ def cpu_reference(img, connectivity, ltype):
 
 
 def read_algorithm_list():
-    """The module's one list of algorithms (src/algorithm_list.hpp): {name: (labeling for 4, for 8)}."""
+    """The module's one list of algorithms (src/algorithm_list.hpp, rows X(id, labeling4, labeling8, analysis,
+    paths)): {name: (labeling for 4, for 8)}."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "src", "algorithm_list.hpp")
     with open(path) as f:
-        rows = re.findall(r"X\((CCA_\w+),\s*(\w+),\s*(\w+),\s*(\w+)\)", f.read())
-    return {name: (l4, l8) for name, l4, l8, _analysis in rows}
+        rows = re.findall(r"X\((CCA_\w+),\s*(\w+),\s*(\w+),\s*(\w+),\s*(\w+)\)", f.read())
+    return {name: (l4, l8) for name, l4, l8, _analysis, _paths in rows}
 
 
 # Every algorithm the binding exposes (cv2.cuda.CCA_*, not the CCA_ORDER_CCL_DEFAULT flag); the list says which
