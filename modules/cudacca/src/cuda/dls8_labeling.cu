@@ -14,7 +14,8 @@
 // its length (`paths = any`). The paper walks the segment from every pixel (O(segment length) per pixel);
 // here each pass computes the same minima work-efficiently, as a segmented prefix minimum and a segmented
 // suffix minimum per line (their minimum is the whole segment's): rows a warp per row (shuffle scans over
-// 32 pixels, carried along the row), columns, diagonals and anti-diagonals a thread per line walking it.
+// 32 pixels, carried along the row), columns, diagonals and anti-diagonals a thread per chunk of a line
+// (line_chunks.cuh: 32 lines per thread block, their rows cut into chunks, a warp each).
 // The previous round's labels stay untouched during a round: two buffers, the forest and a temporary one of
 // rows x cols, read and written in turn (ping-pong).
 // CCA_M8DLS (m8dls_labeling.cu) is this with skipUnchangedLines. Departures, the M8DLS correction:
@@ -27,7 +28,9 @@
 #include "launch.hpp"
 #include "iterative_labeling.hpp"
 #include "labeling_common.cuh"
+#include "line_chunks.cuh"
 
+#include <algorithm>
 #include <climits>
 
 namespace cv { namespace cuda { namespace cudacca {
@@ -192,26 +195,27 @@ __global__ void rowPassKernel(const Plane src, const Plane dst, int rows, int co
 passes: dst = min(dst, the smallest src label of the pixel's segment along the line), for the lines that
 `active` marks (all when null). Line i (0 <= i < lines) holds the pixels (y, x0 + kSkew * y) with
 x0 = i (columns, anti-diagonals) or i - (rows - 1) (diagonals), for the rows [ylo, yhi) where x is inside the
-image: consecutive pixels of a line are 8-neighbours. One thread per line, a warp per 32 consecutive lines
-(grid-stride, warp-uniform); the warp walks the union of its lines' row ranges, so that at every row its
-lanes touch consecutive x (coalesced), a lane outside its own range seeing background. Forward sweep down
-the line (segmented prefix minimum, `carry`), then backward sweep up (suffix minimum), kBatch rows loaded
-before they are walked. No race: src is read-only during the round, a line belongs to one thread, which
-alone reads and writes its pixels of dst in this pass. */
+image: consecutive pixels of a line are 8-neighbours. A thread block takes 32 consecutive lines, a lane each
+(grid-stride over the groups of 32, block-uniform), and the union [wlo, whi) of their row ranges, cut into
+blockDim.y chunks, a warp each (line_chunks.cuh): at every row the lanes of a warp touch consecutive x
+(coalesced), a lane outside its own range seeing background. A thread summarizes its chunk, takes the carries
+of the chunks before and after it (chunkCarries), then sweeps the chunk forward (segmented prefix minimum,
+`carry`) and backward (suffix minimum), kBatch rows loaded before they are walked. The forward value of a
+pixel covers its segment from the start, the backward one to the end, across chunks: their minimum is the
+segment's. No race: src is read-only during the round, a pixel of a line belongs to one thread, which alone
+reads and writes it in dst in this pass. */
 template <int kSkew>
 __global__ void linePassKernel(const Plane src, const Plane dst, int rows, int cols, int lines, bool first,
                                const unsigned char* active, unsigned char* next, const int* previous, int* changed)
 {
     if (previous && *previous == 0)
         return;
-    const int lane = static_cast<int>(threadIdx.x & (kWarpSize - 1));
-    const int warps = static_cast<int>(gridDim.x) * kWarpsPerBlock;
+    const int lane = static_cast<int>(threadIdx.x);
     bool lowered = false;
     // lines <= rows + cols - 1 <= 2^30 + 1 (rows, cols >= 2 for these passes, except columns when cols == 1:
-    // then lines == 1), so base + warps * 32 does not overflow.
-    for (int base = (static_cast<int>(blockIdx.x) * kWarpsPerBlock + static_cast<int>(threadIdx.x) / kWarpSize) *
-                    kWarpSize;
-         base < lines; base += warps * kWarpSize)
+    // then lines == 1), so base + gridDim.x * 32 does not overflow.
+    for (int base = static_cast<int>(blockIdx.x) * kWarpSize; base < lines;
+         base += static_cast<int>(gridDim.x) * kWarpSize) // block-uniform: chunkCarries syncs the block
     {
         const int i = base + lane;
         const int x0 = kSkew == 1 ? i - (rows - 1) : i;
@@ -233,6 +237,7 @@ __global__ void linePassKernel(const Plane src, const Plane dst, int rows, int c
                 yhi = min(rows, i + 1);
             }
         }
+        // The block's row range: a function of base only, the same in every warp.
         int wlo = ylo < yhi ? ylo : INT_MAX;
         int whi = ylo < yhi ? yhi : 0;
         for (int offset = 1; offset < kWarpSize; offset *= 2)
@@ -241,31 +246,45 @@ __global__ void linePassKernel(const Plane src, const Plane dst, int rows, int c
             whi = max(whi, __shfl_xor_sync(kFullMask, whi, offset));
         }
         if (wlo >= whi)
-            continue; // warp-uniform: no line of the warp to walk
+            continue; // block-uniform: no line of the group to walk
+        int lo, hi;
+        device::warpChunk(wlo, whi, lo, hi);
         auto index = [&](size_t ld, int y) { return static_cast<size_t>(y) * ld + static_cast<size_t>(x0 + kSkew * y); };
+        auto label = [&](int y) { return y >= ylo && y < yhi ? src.data[index(src.ld, y)] : 0; };
 
-        // Forward sweep, rows wlo .. whi - 1 in batches (the loop counts down the rows left: no overflow of
-        // y0 + kBatch near INT_MAX).
-        int carry = INT_MAX;
-        for (int y0 = wlo;; y0 += kBatch)
+        // The chunk's summary, rows lo .. hi - 1 in batches (the loops count the rows left: y0 + kBatch may
+        // not be formed near INT_MAX).
+        device::ChunkSummary summary;
+        for (int y0 = lo; y0 < hi; y0 += kBatch)
         {
-            const int n = whi - y0 < kBatch ? whi - y0 : kBatch;
+            const int n = hi - y0 < kBatch ? hi - y0 : kBatch;
+            int s[kBatch];
+#pragma unroll
+            for (int j = 0; j < kBatch; ++j)
+                s[j] = j < n ? label(y0 + j) : 0;
+#pragma unroll
+            for (int j = 0; j < kBatch; ++j)
+                if (j < n)
+                    summary.add(s[j]);
+            if (hi - y0 <= kBatch)
+                break;
+        }
+        int forward, backward;
+        device::chunkCarries(summary, forward, backward);
+
+        // Forward sweep, rows lo .. hi - 1.
+        int carry = forward;
+        for (int y0 = lo; y0 < hi; y0 += kBatch)
+        {
+            const int n = hi - y0 < kBatch ? hi - y0 : kBatch;
             int s[kBatch], b[kBatch];
 #pragma unroll
             for (int j = 0; j < kBatch; ++j)
             {
-                s[j] = 0;
+                s[j] = j < n ? label(y0 + j) : 0;
                 b[j] = INT_MAX;
-                if (j < n) // y0 + j <= whi - 1: no overflow
-                {
-                    const int y = y0 + j;
-                    if (y >= ylo && y < yhi)
-                    {
-                        s[j] = src.data[index(src.ld, y)];
-                        if (!first && s[j] != 0)
-                            b[j] = dst.data[index(dst.ld, y)];
-                    }
-                }
+                if (!first && s[j] != 0)
+                    b[j] = dst.data[index(dst.ld, y0 + j)];
             }
 #pragma unroll
             for (int j = 0; j < kBatch; ++j)
@@ -281,27 +300,21 @@ __global__ void linePassKernel(const Plane src, const Plane dst, int rows, int c
                     carry = INT_MAX; // background, outside the line or past the batch: the segment ends
                 }
             }
-            if (whi - y0 <= kBatch)
+            if (hi - y0 <= kBatch)
                 break;
         }
 
-        // Backward sweep, rows whi - 1 down to wlo.
-        carry = INT_MAX;
-        for (int y1 = whi; y1 > wlo; y1 -= kBatch) // y1 - kBatch >= wlo - kBatch >= -kBatch: no overflow
+        // Backward sweep, rows hi - 1 down to lo.
+        carry = backward;
+        for (int y1 = hi; y1 > lo; y1 -= kBatch) // y1 - kBatch >= lo - kBatch >= -kBatch: no overflow
         {
+            const int n = y1 - lo < kBatch ? y1 - lo : kBatch;
             int s[kBatch], b[kBatch];
 #pragma unroll
             for (int j = 0; j < kBatch; ++j)
             {
-                s[j] = 0;
-                b[j] = INT_MAX;
-                const int y = y1 - 1 - j;
-                if (j < y1 - wlo && y >= ylo && y < yhi)
-                {
-                    s[j] = src.data[index(src.ld, y)];
-                    if (s[j] != 0)
-                        b[j] = dst.data[index(dst.ld, y)];
-                }
+                s[j] = j < n ? label(y1 - 1 - j) : 0;
+                b[j] = s[j] != 0 ? dst.data[index(dst.ld, y1 - 1 - j)] : INT_MAX;
             }
 #pragma unroll
             for (int j = 0; j < kBatch; ++j)
@@ -319,7 +332,7 @@ __global__ void linePassKernel(const Plane src, const Plane dst, int rows, int c
             }
         }
     }
-    if (__any_sync(kFullMask, lowered) && lane == 0)
+    if (__any_sync(kFullMask, lowered) && threadIdx.x == 0)
         *changed = 1;
 }
 
@@ -384,8 +397,13 @@ void runEightDirectionalLabelSelection(const BinaryImage& img, const LabelForest
     }
 
     const unsigned rowBlocks = waveBlocks(rowPassKernel, kThreads, blocksFor(rows, kWarpsPerBlock));
-    const unsigned columnBlocks = waveBlocks(linePassKernel<0>, kThreads, blocksFor(cols, kThreads));
-    const unsigned diagonalBlocks = waveBlocks(linePassKernel<1>, kThreads, blocksFor(diagonals, kThreads));
+    // Line passes: 32 lines per thread block, each cut into chunks (line_chunks.cuh).
+    const dim3 columnThreads(kWarpSize, lineChunksFor(cols, rows));
+    const dim3 diagonalThreads(kWarpSize, lineChunksFor(diagonals, std::min(rows, cols)));
+    const unsigned columnBlocks = waveBlocks(linePassKernel<0>, static_cast<int>(columnThreads.y) * kWarpSize,
+                                             blocksFor(cols, kWarpSize));
+    const unsigned diagonalBlocks = waveBlocks(linePassKernel<1>, static_cast<int>(diagonalThreads.y) * kWarpSize,
+                                               blocksFor(diagonals, kWarpSize));
     const Plane planes[2] = { { forest.data, static_cast<size_t>(forest.ld) }, { temp, static_cast<size_t>(cols) } };
     long long round = 0;
     iterateUntilUnchanged(
@@ -404,18 +422,18 @@ void runEightDirectionalLabelSelection(const BinaryImage& img, const LabelForest
             }
             if (columnPass)
             {
-                linePassKernel<0><<<columnBlocks, kThreads, 0, stream>>>(src, dst, rows, cols, cols, !rowPass,
+                linePassKernel<0><<<columnBlocks, columnThreads, 0, stream>>>(src, dst, rows, cols, cols, !rowPass,
                                                                          read ? read + rows : nullptr, next,
                                                                          previous, changed);
                 checkLaunch(skipUnchangedLines ? "M8DLS column pass" : "8DLS column pass");
             }
             if (diagonalPasses)
             {
-                linePassKernel<1><<<diagonalBlocks, kThreads, 0, stream>>>(src, dst, rows, cols, diagonals, false,
+                linePassKernel<1><<<diagonalBlocks, diagonalThreads, 0, stream>>>(src, dst, rows, cols, diagonals, false,
                                                                            read ? read + rows + cols : nullptr,
                                                                            next, previous, changed);
                 checkLaunch(skipUnchangedLines ? "M8DLS diagonal pass" : "8DLS diagonal pass");
-                linePassKernel<-1><<<diagonalBlocks, kThreads, 0, stream>>>(
+                linePassKernel<-1><<<diagonalBlocks, diagonalThreads, 0, stream>>>(
                     src, dst, rows, cols, diagonals, false,
                     read ? read + rows + cols + static_cast<size_t>(diagonals) : nullptr, next, previous, changed);
                 checkLaunch(skipUnchangedLines ? "M8DLS anti-diagonal pass" : "8DLS anti-diagonal pass");

@@ -11,12 +11,14 @@
 //                    in one pass; rounds repeat until one changes nothing (iterateUntilUnchanged).
 // Key idea: rounds grow with the turns of a path, not its length. Rows are walked by a warp each (a
 // segmented prefix minimum with shuffles, 32 pixels at a time, carried along the row) instead of the
-// paper's thread per row; columns by a thread each. Departures: doc/algorithms.md, section "DPL".
+// paper's thread per row; columns by a thread per chunk of a column (line_chunks.cuh). Departures:
+// doc/algorithms.md, section "DPL".
 
 #include "../labeling.hpp"
 #include "launch.hpp"
 #include "iterative_labeling.hpp"
 #include "labeling_common.cuh"
+#include "line_chunks.cuh"
 
 #include <climits>
 
@@ -101,47 +103,83 @@ __global__ void rowPassKernel(const LabelForest forest, const int* previous, int
         *changed = 1;
 }
 
-/** The column passes: top to bottom (kDown) or bottom to top. One thread per column (grid-stride over the
-columns), walking it sequentially as the paper does: the threads of a warp read adjacent pixels of a row,
-so the accesses are coalesced. The thread loads kColumnBatch pixels before it walks them (it alone touches
-its column, so loading ahead reads the same values). prev is the just-updated label of the previous pixel
-of the walk, 0 when it is background or there is none. No race: a column belongs to one thread. */
+/** The column passes: top to bottom (kDown) or bottom to top. The paper's thread walking its column leaves
+each foreground pixel with the smallest label, taken before the pass, from its run's first pixel in the
+walk's order up to itself (a segmented prefix minimum, like the row passes). Here a thread block takes 32
+consecutive columns, a lane each (grid-stride over the groups of 32, block-uniform; the lanes of a warp
+touch adjacent pixels of a row: coalesced), and cuts the rows into blockDim.y chunks, a warp each
+(line_chunks.cuh): a thread summarizes its chunk from the labels before the pass, takes the carry of the
+chunks before it in the walk (chunkCarries: `forward` for kDown, `backward` otherwise), then walks the chunk,
+kColumnBatch rows loaded before they are walked. In place without a race: chunkCarries' barrier separates
+every read of the summaries (labels before the pass) from the first write, and in the walk a pixel of a
+column belongs to one thread, which reads each of its pixels before writing it. */
 template <bool kDown>
 __global__ void columnPassKernel(const LabelForest forest, const int* previous, int* changed)
 {
     if (previous && *previous == 0)
         return;
-    const unsigned cols = static_cast<unsigned>(forest.cols);
-    const unsigned stride = gridDim.x * blockDim.x;
-    const int rows = forest.rows;
+    const int rows = forest.rows, cols = forest.cols;
     const size_t ld = static_cast<unsigned>(forest.ld);
     bool lowered = false;
-    for (unsigned x = blockIdx.x * blockDim.x + threadIdx.x; x < cols; x += stride)
+    // Unsigned: cols may be close to INT_MAX (one row); base < cols and the grid is one wave, so base plus the
+    // stride does not wrap.
+    for (unsigned base = blockIdx.x * kWarpSize; base < static_cast<unsigned>(cols);
+         base += gridDim.x * kWarpSize) // block-uniform: chunkCarries syncs the block
     {
-        int* const column = forest.data + x;
-        int prev = 0;
-        for (int i0 = 0; i0 < rows; i0 += kColumnBatch) // i0 < rows <= INT_MAX - 1: i0 + 8 does not overflow
+        const unsigned x = base + threadIdx.x;
+        const bool in = x < static_cast<unsigned>(cols);
+        int* const column = forest.data + (in ? x : 0);
+        int lo, hi; // the chunk, in walk order: element k is row k (kDown) or rows - 1 - k
+        device::warpChunk(0, rows, lo, hi);
+        auto at = [&](int k) { return column + static_cast<size_t>(kDown ? k : rows - 1 - k) * ld; };
+
+        device::ChunkSummary summary;
+        for (int k0 = lo; k0 < hi; k0 += kColumnBatch)
         {
-            const int n = rows - i0 < kColumnBatch ? rows - i0 : kColumnBatch;
-            int v[kColumnBatch] = {};
+            const int n = hi - k0 < kColumnBatch ? hi - k0 : kColumnBatch;
+            int v[kColumnBatch];
+#pragma unroll
+            for (int j = 0; j < kColumnBatch; ++j)
+                v[j] = in && j < n ? *at(k0 + j) : 0;
 #pragma unroll
             for (int j = 0; j < kColumnBatch; ++j)
                 if (j < n)
-                    v[j] = column[static_cast<size_t>(kDown ? i0 + j : rows - 1 - i0 - j) * ld];
+                    summary.add(v[j]);
+            if (hi - k0 <= kColumnBatch)
+                break;
+        }
+        int carry, unused;
+        device::chunkCarries(summary, carry, unused);
+
+        for (int k0 = lo; k0 < hi; k0 += kColumnBatch)
+        {
+            const int n = hi - k0 < kColumnBatch ? hi - k0 : kColumnBatch;
+            int v[kColumnBatch];
+#pragma unroll
+            for (int j = 0; j < kColumnBatch; ++j)
+                v[j] = in && j < n ? *at(k0 + j) : 0;
 #pragma unroll
             for (int j = 0; j < kColumnBatch; ++j)
             {
-                if (j < n)
+                if (v[j] != 0)
                 {
-                    if (v[j] != 0 && prev != 0 && prev < v[j])
+                    if (carry < v[j])
                     {
-                        v[j] = prev;
-                        column[static_cast<size_t>(kDown ? i0 + j : rows - 1 - i0 - j) * ld] = prev;
+                        *at(k0 + j) = carry;
                         lowered = true;
                     }
-                    prev = v[j];
+                    else
+                    {
+                        carry = v[j];
+                    }
+                }
+                else
+                {
+                    carry = INT_MAX; // background or past the batch: the run ends
                 }
             }
+            if (hi - k0 <= kColumnBatch)
+                break;
         }
     }
     if (lowered)
@@ -167,16 +205,18 @@ void runDpl(const BinaryImage& img, const LabelForest& forest, cudaStream_t stre
 
     // One-wave grids (launch.hpp): a round queued past convergence costs four launches that exit at once.
     const unsigned rowBlocks = waveBlocks(rowPassKernel<true>, kThreads, blocksFor(forest.rows, kWarpsPerBlock));
-    const unsigned columnBlocks = waveBlocks(columnPassKernel<true>, kThreads, blocksFor(forest.cols, kThreads));
+    const dim3 columnThreads(kWarpSize, lineChunksFor(forest.cols, forest.rows)); // line_chunks.cuh
+    const unsigned columnBlocks = waveBlocks(columnPassKernel<true>, static_cast<int>(columnThreads.y) * kWarpSize,
+                                             blocksFor(forest.cols, kWarpSize));
     iterateUntilUnchanged(
         [&](const int* previous, int* changed) {
             rowPassKernel<true><<<rowBlocks, kThreads, 0, stream>>>(forest, previous, changed);
             checkLaunch("DPL left-to-right pass");
-            columnPassKernel<false><<<columnBlocks, kThreads, 0, stream>>>(forest, previous, changed);
+            columnPassKernel<false><<<columnBlocks, columnThreads, 0, stream>>>(forest, previous, changed);
             checkLaunch("DPL bottom-to-top pass");
             rowPassKernel<false><<<rowBlocks, kThreads, 0, stream>>>(forest, previous, changed);
             checkLaunch("DPL right-to-left pass");
-            columnPassKernel<true><<<columnBlocks, kThreads, 0, stream>>>(forest, previous, changed);
+            columnPassKernel<true><<<columnBlocks, columnThreads, 0, stream>>>(forest, previous, changed);
             checkLaunch("DPL top-to-bottom pass");
         },
         kRoundBatches, "DPL", stream);
