@@ -252,85 +252,30 @@ __global__ void linePassKernel(const Plane src, const Plane dst, int rows, int c
         auto index = [&](size_t ld, int y) { return static_cast<size_t>(y) * ld + static_cast<size_t>(x0 + kSkew * y); };
         auto label = [&](int y) { return y >= ylo && y < yhi ? src.data[index(src.ld, y)] : 0; };
 
-        // The chunk's summary, rows lo .. hi - 1 in batches (the loops count the rows left: y0 + kBatch may
-        // not be formed near INT_MAX).
         device::ChunkSummary summary;
-        for (int y0 = lo; y0 < hi; y0 += kBatch)
-        {
-            const int n = hi - y0 < kBatch ? hi - y0 : kBatch;
-            int s[kBatch];
-#pragma unroll
-            for (int j = 0; j < kBatch; ++j)
-                s[j] = j < n ? label(y0 + j) : 0;
-#pragma unroll
-            for (int j = 0; j < kBatch; ++j)
-                if (j < n)
-                    summary.add(s[j]);
-            if (hi - y0 <= kBatch)
-                break;
-        }
-        int forward, backward;
-        device::chunkCarries(summary, forward, backward);
+        device::walkBatched<kBatch>(lo, hi, label, [&](int, int s) { summary.add(s); });
+        int carry, backward;
+        device::chunkCarries(summary, carry, backward);
 
-        // Forward sweep, rows lo .. hi - 1.
-        int carry = forward;
-        for (int y0 = lo; y0 < hi; y0 += kBatch)
-        {
-            const int n = hi - y0 < kBatch ? hi - y0 : kBatch;
-            int s[kBatch], b[kBatch];
-#pragma unroll
-            for (int j = 0; j < kBatch; ++j)
+        // A pixel's src label and, when it is foreground, its dst value before the store (INT_MAX: not read).
+        auto labels = [&](int y, bool readDst) {
+            const int s = label(y);
+            return make_int2(s, readDst && s != 0 ? dst.data[index(dst.ld, y)] : INT_MAX);
+        };
+        auto step = [&](int y, int2 v) {
+            if (v.x == 0)
             {
-                s[j] = j < n ? label(y0 + j) : 0;
-                b[j] = INT_MAX;
-                if (!first && s[j] != 0)
-                    b[j] = dst.data[index(dst.ld, y0 + j)];
+                carry = INT_MAX; // background or outside the line: the segment ends
+                return;
             }
-#pragma unroll
-            for (int j = 0; j < kBatch; ++j)
-            {
-                if (s[j] != 0)
-                {
-                    carry = min(carry, s[j]);
-                    const int y = y0 + j;
-                    settle(s[j], carry, b[j], dst.data + index(dst.ld, y), lowered, next, rows, cols, y, x0 + kSkew * y);
-                }
-                else
-                {
-                    carry = INT_MAX; // background, outside the line or past the batch: the segment ends
-                }
-            }
-            if (hi - y0 <= kBatch)
-                break;
-        }
-
-        // Backward sweep, rows hi - 1 down to lo.
+            carry = min(carry, v.x);
+            settle(v.x, carry, v.y, dst.data + index(dst.ld, y), lowered, next, rows, cols, y, x0 + kSkew * y);
+        };
+        // Forward sweep, rows lo .. hi - 1, from the carry of the chunks before; then backward, hi - 1 .. lo.
+        device::walkBatched<kBatch>(lo, hi, [&](int y) { return labels(y, !first); }, step);
         carry = backward;
-        for (int y1 = hi; y1 > lo; y1 -= kBatch) // y1 - kBatch >= lo - kBatch >= -kBatch: no overflow
-        {
-            const int n = y1 - lo < kBatch ? y1 - lo : kBatch;
-            int s[kBatch], b[kBatch];
-#pragma unroll
-            for (int j = 0; j < kBatch; ++j)
-            {
-                s[j] = j < n ? label(y1 - 1 - j) : 0;
-                b[j] = s[j] != 0 ? dst.data[index(dst.ld, y1 - 1 - j)] : INT_MAX;
-            }
-#pragma unroll
-            for (int j = 0; j < kBatch; ++j)
-            {
-                if (s[j] != 0)
-                {
-                    carry = min(carry, s[j]);
-                    const int y = y1 - 1 - j;
-                    settle(s[j], carry, b[j], dst.data + index(dst.ld, y), lowered, next, rows, cols, y, x0 + kSkew * y);
-                }
-                else
-                {
-                    carry = INT_MAX;
-                }
-            }
-        }
+        device::walkBatched<kBatch>(lo, hi, [&](int k) { return labels(hi - 1 - (k - lo), true); },
+                                    [&](int k, int2 v) { step(hi - 1 - (k - lo), v); });
     }
     if (__any_sync(kFullMask, lowered) && threadIdx.x == 0)
         *changed = 1;

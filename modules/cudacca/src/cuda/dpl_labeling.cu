@@ -133,54 +133,22 @@ __global__ void columnPassKernel(const LabelForest forest, const int* previous, 
         device::warpChunk(0, rows, lo, hi);
         auto at = [&](int k) { return column + static_cast<size_t>(kDown ? k : rows - 1 - k) * ld; };
 
+        auto load = [&](int k) { return in ? *at(k) : 0; };
         device::ChunkSummary summary;
-        for (int k0 = lo; k0 < hi; k0 += kColumnBatch)
-        {
-            const int n = hi - k0 < kColumnBatch ? hi - k0 : kColumnBatch;
-            int v[kColumnBatch];
-#pragma unroll
-            for (int j = 0; j < kColumnBatch; ++j)
-                v[j] = in && j < n ? *at(k0 + j) : 0;
-#pragma unroll
-            for (int j = 0; j < kColumnBatch; ++j)
-                if (j < n)
-                    summary.add(v[j]);
-            if (hi - k0 <= kColumnBatch)
-                break;
-        }
+        device::walkBatched<kColumnBatch>(lo, hi, load, [&](int, int v) { summary.add(v); });
         int carry, unused;
         device::chunkCarries(summary, carry, unused);
-
-        for (int k0 = lo; k0 < hi; k0 += kColumnBatch)
-        {
-            const int n = hi - k0 < kColumnBatch ? hi - k0 : kColumnBatch;
-            int v[kColumnBatch];
-#pragma unroll
-            for (int j = 0; j < kColumnBatch; ++j)
-                v[j] = in && j < n ? *at(k0 + j) : 0;
-#pragma unroll
-            for (int j = 0; j < kColumnBatch; ++j)
+        device::walkBatched<kColumnBatch>(lo, hi, load, [&](int k, int v) {
+            if (v == 0)
+                carry = INT_MAX; // background: the run ends
+            else if (carry < v)
             {
-                if (v[j] != 0)
-                {
-                    if (carry < v[j])
-                    {
-                        *at(k0 + j) = carry;
-                        lowered = true;
-                    }
-                    else
-                    {
-                        carry = v[j];
-                    }
-                }
-                else
-                {
-                    carry = INT_MAX; // background or past the batch: the run ends
-                }
+                *at(k) = carry;
+                lowered = true;
             }
-            if (hi - k0 <= kColumnBatch)
-                break;
-        }
+            else
+                carry = v;
+        });
     }
     if (lowered)
         *changed = 1; // every writer stores the same value

@@ -47,6 +47,29 @@ __device__ __forceinline__ void warpChunk(int wlo, int whi, int& lo, int& hi)
     hi = static_cast<int>(l + len < whi ? l + len : whi);
 }
 
+/** Walks k = lo .. hi - 1: loads kBatch elements (load(k), independent loads in flight), then visits them in
+order (visit(k, value)). The loop counts the elements left, so k0 + kBatch is formed only below hi (no
+overflow near INT_MAX). */
+template <int kBatch, class Load, class Visit>
+__device__ __forceinline__ void walkBatched(int lo, int hi, const Load& load, const Visit& visit)
+{
+    for (int k0 = lo; k0 < hi; k0 += kBatch)
+    {
+        const int n = hi - k0 < kBatch ? hi - k0 : kBatch;
+        decltype(load(k0)) v[kBatch];
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j)
+            if (j < n)
+                v[j] = load(k0 + j);
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j)
+            if (j < n)
+                visit(k0 + j, v[j]);
+        if (hi - k0 <= kBatch)
+            break;
+    }
+}
+
 /** What the chunks before (after) a chunk need of it: `tail` the smallest label of its last segment piece
 (the maximal foreground suffix of the chunk; INT_MAX when the chunk ends in background), `head` the same for
 its maximal foreground prefix, `all` the whole chunk is foreground. The empty chunk (all, INT_MAX, INT_MAX)
