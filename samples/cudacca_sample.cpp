@@ -63,6 +63,7 @@ static const NamedAlgorithm kAlgorithms[] = {
     { "brb", cv::cuda::CCA_BRB },         { "rasmussen", cv::cuda::CCA_RASMUSSEN },
     { "8dls", cv::cuda::CCA_8DLS },       { "m8dls", cv::cuda::CCA_M8DLS },
     { "accl", cv::cuda::CCA_ACCL },       { "c_sauf", cv::cuda::CCA_C_SAUF },
+    { "c_bbdt", cv::cuda::CCA_C_BBDT },   { "c_drag", cv::cuda::CCA_C_DRAG },
 };
 
 // The algorithm named `arg` (case-insensitive, "CCA_" optional), or -1.

@@ -49,6 +49,8 @@
     X(CCA_ACCL,      accl,     accl,     shared,   any)     \
     X(CCA_DLP,       none,     dlp,      shared,   any)     \
     X(CCA_C_SAUF,    c_sauf,   c_sauf,   shared,   any)     \
+    X(CCA_C_BBDT,    none,     c_bbdt,   shared,   any)     \
+    X(CCA_C_DRAG,    none,     c_drag,   shared,   any)     \
     /* end of the list */
 
 namespace cv { namespace cuda { namespace cudacca {

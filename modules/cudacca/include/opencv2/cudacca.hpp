@@ -65,6 +65,8 @@ label forest) for CV_16U or host labels; the FLSL family adds 1 bit per pixel.
 | CCA_ACCL | direct, run-based: one thread per row finds its runs and points every pixel at its run's first pixel, then one thread per run unites its first pixel with a pixel of every run of the row above that touches it (union-find instead of the paper's child kernel per merge), compression | 4, 8 | Paravecino and Kaeli 2014, as described in Bolelli et al. 2024, section III-B-4 |
 | CCA_DLP | direct union-find on a 2x2 mask per pixel (pixel, right, down, down-right): in 32 x 16 tiles, a one-shot SetRoot (the mask's smallest label scattered to its pixels' roots with atomicMin), compression, then full unions of the mask (recursive union-find) and compression; then the unions of the masks that cross tile borders | 8 | Cabaret et al. 2017, as described in Bolelli et al. 2024, section III-B-5 |
 | CCA_C_SAUF | direct union-find, one thread per pixel: initialization, unions chosen by SAUF's decision tree over the scan mask (up-left, up, up-right, left: as few neighbours read and as few unions as the tree allows), compression | 4, 8 | Allegretti et al. 2019 (Wu et al. 2009's SAUF), as described in Bolelli et al. 2024, section III-B-7 |
+| CCA_C_BBDT | direct union-find on 2x2 blocks, one thread per block: initialization, unions chosen by BBDT's optimal decision tree over the 2x2-block scan mask (one neighbour block of each group of connected neighbours, only the mask pixels the tree needs read: 5.3 tests per configuration on average), compression, final labeling | 8 | Allegretti et al. 2019 (Grana et al. 2010's BBDT), as described in Bolelli et al. 2024, section III-B-7 |
+| CCA_C_DRAG | CCA_C_BBDT whose decision tree has its equivalent subtrees merged into a directed acyclic graph: the same tests and unions, less than half the nodes (less code) | 8 | Allegretti et al. 2019 (Bolelli et al. 2018's DRAG), as described in Bolelli et al. 2024, section III-B-7 |
 */
 enum CCAAlgorithmTypes
 {
@@ -96,6 +98,8 @@ enum CCAAlgorithmTypes
     CCA_ACCL    = 23, //!< Paravecino and Kaeli's accelerated CCL: run-based, runs found per row, then joined per run.
     CCA_DLP     = 24, //!< Cabaret et al.'s distanceless label propagation (2x2-mask SetRoot and union-find, tiles then borders).
     CCA_C_SAUF  = 25, //!< Allegretti et al.'s CUDA SAUF: union-find, each pixel's unions chosen by SAUF's decision tree.
+    CCA_C_BBDT  = 26, //!< Allegretti et al.'s CUDA BBDT: CCA_BUF with each 2x2 block's unions chosen by BBDT's optimal decision tree. 8-connectivity only.
+    CCA_C_DRAG  = 27, //!< CCA_C_BBDT with the tree's equivalent subtrees merged into a graph (DRAG): same tests, less code. 8-connectivity only.
     /** A flag, OR-ed into any of the above (`CCA_DEFAULT | CCA_ORDER_CCL_DEFAULT`): number the components as the
     CPU's cv::connectedComponentsWithStats does with its default ccltype (cv::CCL_DEFAULT), so that the result
     equals cv::connectedComponentsWithStats(image, labels, stats, centroids, connectivity, ltype). With

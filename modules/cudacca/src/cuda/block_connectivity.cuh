@@ -2,9 +2,10 @@
 // It is subject to the license terms in the LICENSE file found in the top-level directory.
 
 // The 2x2-block machinery shared by the block-based algorithms of Allegretti et al. 2019 (BUF in
-// buf_labeling.cu, BKE in bke_labeling.cu; Bolelli et al. 2024, sections III-B-8 and III-B-9), with the
-// kernels they share (Initialization frame, Compression, FinalLabeling). 8-connectivity only: in a 2x2
-// block any two foreground pixels are 8-neighbours, so a block is one node of the union-find forest.
+// buf_labeling.cu, BKE in bke_labeling.cu; Bolelli et al. 2024, sections III-B-8 and III-B-9; C_BBDT and
+// C_DRAG, III-B-7, in block_decision_tree.cuh), with the kernels they share (Initialization frame,
+// Compression, FinalLabeling). 8-connectivity only: in a 2x2 block any two foreground pixels are
+// 8-neighbours, so a block is one node of the union-find forest.
 // Key idea: a block is named by the pitched index of its first foreground pixel (its KEY), so union by
 // atomicMin leaves the component's raster-first pixel as root (the LabelForest contract). All state lives
 // in the forest: SLOT, pixel a's element (parent key + 1, 0 for an empty block), and INFO, pixel b's
@@ -377,6 +378,18 @@ __device__ __forceinline__ void writeBlockLabels(const LabelForest& f, const Blo
     }
     storeBlockLabels<kPairs>(f, blk, static_cast<unsigned>(info) & kPixelMask, label);
 }
+
+/** Initialization of the block union-find algorithms (BUF, C_BBDT, C_DRAG), blockInitKernel's Init: every block
+is a tree of its own (SLOT = its key + 1, 0 when empty); INFO = its mask. */
+struct TreePerBlock
+{
+    static __device__ __forceinline__ void values(const BinaryImage& img, const LabelForest& f, const Block& blk,
+                                                  int& slotValue, unsigned& info)
+    {
+        info = blockMask(img, blk);
+        slotValue = info ? blockKey(blk, info, f.ld) + 1 : 0;
+    }
+};
 
 /** Initialization (both algorithms), one thread per block: reads the block's pixels and writes only its
 own SLOT and INFO, as Init::values(img, f, blk, slotValue, info) decides: no race. */

@@ -21,17 +21,6 @@ namespace {
 
 using namespace device;
 
-/** Initialization: every block is a tree of its own (SLOT = its key + 1, 0 when empty); INFO = its mask. */
-struct TreePerBlock
-{
-    static __device__ __forceinline__ void values(const BinaryImage& img, const LabelForest& f, const Block& blk,
-                                                  int& slotValue, unsigned& info)
-    {
-        info = blockMask(img, blk);
-        slotValue = info ? blockKey(blk, info, f.ld) + 1 : 0;
-    }
-};
-
 /** Merge: union with every needed neighbour. Slots only ever hold keys (Initialization writes the
 block's own, unions write roots), so a neighbour's slot value - 1 is the key of a node of its tree. */
 __global__ void mergeKernel(const BinaryImage img, const LabelForest f, int tilesPerRow, const BlockSlot slot)
