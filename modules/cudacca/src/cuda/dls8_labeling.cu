@@ -343,8 +343,9 @@ void runEightDirectionalLabelSelection(const BinaryImage& img, const LabelForest
 
     const unsigned rowBlocks = waveBlocks(rowPassKernel, kThreads, blocksFor(rows, kWarpsPerBlock));
     // Line passes: 32 lines per thread block, each cut into chunks (line_chunks.cuh).
-    const dim3 columnThreads(kWarpSize, lineChunksFor(cols, rows));
-    const dim3 diagonalThreads(kWarpSize, lineChunksFor(diagonals, std::min(rows, cols)));
+    const dim3 columnThreads(kWarpSize, lineChunksFor(linePassKernel<0>, cols, rows));
+    const dim3 diagonalThreads(kWarpSize, std::min(lineChunksFor(linePassKernel<1>, diagonals, std::min(rows, cols)),
+                                                   lineChunksFor(linePassKernel<-1>, diagonals, std::min(rows, cols))));
     const unsigned columnBlocks = waveBlocks(linePassKernel<0>, static_cast<int>(columnThreads.y) * kWarpSize,
                                              blocksFor(cols, kWarpSize));
     const unsigned diagonalBlocks = waveBlocks(linePassKernel<1>, static_cast<int>(diagonalThreads.y) * kWarpSize,

@@ -173,7 +173,7 @@ void runDpl(const BinaryImage& img, const LabelForest& forest, cudaStream_t stre
 
     // One-wave grids (launch.hpp): a round queued past convergence costs four launches that exit at once.
     const unsigned rowBlocks = waveBlocks(rowPassKernel<true>, kThreads, blocksFor(forest.rows, kWarpsPerBlock));
-    const dim3 columnThreads(kWarpSize, lineChunksFor(forest.cols, forest.rows)); // line_chunks.cuh
+    const dim3 columnThreads(kWarpSize, lineChunksFor(columnPassKernel<true>, forest.cols, forest.rows)); // line_chunks.cuh
     const unsigned columnBlocks = waveBlocks(columnPassKernel<true>, static_cast<int>(columnThreads.y) * kWarpSize,
                                              blocksFor(forest.cols, kWarpSize));
     iterateUntilUnchanged(

@@ -17,6 +17,7 @@
 
 #include <climits>
 
+#include "cuda_check.hpp"
 #include "labeling_common.cuh"
 
 namespace cv { namespace cuda { namespace cudacca {
@@ -24,13 +25,19 @@ namespace cv { namespace cuda { namespace cudacca {
 //! Most chunks per line: a thread block is 32 lines x at most 32 chunks = 1024 threads.
 constexpr int kMaxLineChunks = 32;
 
-/** Chunks per line (blockDim.y) for `lines` lines of up to `length` pixels: the fewest (a power of two)
-that give about 2^17 threads (a full wave of a large GPU), keeping chunks of at least 64 pixels. */
-inline int lineChunksFor(long long lines, long long length)
+/** Chunks per line (blockDim.y) of `kernel` for `lines` lines of up to `length` pixels: the fewest (a power of
+two) that give about 2^17 threads (a full wave of a large GPU), keeping chunks of at least 64 pixels, and no
+more than the kernel can launch in one thread block (its registers: cudaFuncGetAttributes). */
+template <class Kernel>
+int lineChunksFor(Kernel kernel, long long lines, long long length)
 {
+    cudaFuncAttributes attributes;
+    checkCuda(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes (line pass)");
+    const int most = attributes.maxThreadsPerBlock / 32 < kMaxLineChunks ? attributes.maxThreadsPerBlock / 32
+                                                                          : kMaxLineChunks;
     const long long groups = (lines + 31) / 32;
     int chunks = 1;
-    while (chunks < kMaxLineChunks && groups * 32 * chunks < (1 << 17) && length / (2 * chunks) >= 64)
+    while (2 * chunks <= most && groups * 32 * chunks < (1 << 17) && length / (2 * chunks) >= 64)
         chunks *= 2;
     return chunks;
 }
