@@ -121,7 +121,8 @@ bool parseOptions(int argc, char** argv, Options& o)
 }
 
 //! cudacca algorithm ids for one side: --algorithms, else CCA_DEFAULT and every row of the list (CCA_RCU only
-//! up to 4096^2, the rows whose rounds grow with the longest path (`paths` long) only up to 2048^2).
+//! up to 4096^2, the rows whose rounds grow with the longest path or its turns (`paths` long or turns) only up
+//! to 2048^2).
 std::vector<int> algorithmIds(const Options& o, int side, bool& ok)
 {
     ok = true;
@@ -134,7 +135,7 @@ std::vector<int> algorithmIds(const Options& o, int side, bool& ok)
     {
         const std::string name = row.shortName();
         const bool named = std::find(o.algorithms.begin(), o.algorithms.end(), name) != o.algorithms.end();
-        const bool tooSlowByDefault = (row.id == cv::cuda::CCA_RCU && side > 4096) || (row.longPathRounds && side > 2048);
+        const bool tooSlowByDefault = (row.id == cv::cuda::CCA_RCU && side > 4096) || ((row.longPathRounds || row.turnRounds) && side > 2048);
         if (o.algorithms.empty() ? !tooSlowByDefault : named)
             ids.push_back(row.id);
     }

@@ -8,8 +8,12 @@
 // an analysis a namespace that defines createAnalysis() (`shared`: statistics accumulated by the shared
 // relabeling pass), and `paths` says how the algorithm's work grows with the length of the paths inside a
 // component:
-//   any  - it does not, or only with the number of turns of a path (direct algorithms; label equivalence,
-//          whose rounds jump along the trees; propagation along whole lines, as CCA_RCU);
+//   any  - it does not, or only mildly (direct algorithms; label equivalence, whose rounds jump along the
+//          trees; CCA_RCU, whose line propagation also jumps along the equivalences);
+//   turns - a round carries labels along whole lines and nothing else (directional propagation: DPL, 8DLS,
+//          M8DLS): the rounds grow with the number of turns of the longest path, a 1-pixel spiral of an n x n
+//          image takes about n of them, each a pass over the image. The large-image tests give such an
+//          algorithm the long-path image only up to 2^28 pixels (doc/algorithms.md, "Long paths");
 //   long - a round moves a label a bounded distance (neighbour propagation): the rounds grow with the
 //          longest path, a 1-pixel spiral of an n x n image takes about n^2 / 2 of them. Correct on every
 //          image, but the suites give such an algorithm long-path images (spirals, serpentines, the
@@ -36,12 +40,12 @@
     /* the rest of Bolelli et al. 2024's catalog, iterative (section III-A) */\
     X(CCA_NP,        np,       np,       shared,   long)    \
     X(CCA_LNP,       lnp,      lnp,      shared,   long)    \
-    X(CCA_DPL,       dpl,      none,     shared,   any)     \
+    X(CCA_DPL,       dpl,      none,     shared,   turns)   \
     X(CCA_LE,        le,       le,       shared,   any)     \
     X(CCA_STAVA,     none,     stava,    shared,   any)     \
     X(CCA_BRB,       none,     brb,      shared,   any)     \
-    X(CCA_8DLS,      none,     dls8,     shared,   any)     \
-    X(CCA_M8DLS,     none,     m8dls,    shared,   any)     \
+    X(CCA_8DLS,      none,     dls8,     shared,   turns)   \
+    X(CCA_M8DLS,     none,     m8dls,    shared,   turns)   \
     X(CCA_RASMUSSEN, none,     rasmussen, shared,  long)    \
     X(CCA_BE,        none,     be,       shared,   any)     \
     /* direct (section III-B) */                            \
@@ -63,6 +67,7 @@ struct AlgorithmRow
     bool connectivity4;
     bool connectivity8;
     bool longPathRounds; //!< `paths` is `long`: rounds grow with the longest path inside a component
+    bool turnRounds;     //!< `paths` is `turns`: rounds grow with the turns of the longest path
 
     bool supports(int connectivity) const
     {
@@ -81,8 +86,18 @@ constexpr bool isLongPaths(const char* s)
     return s[0] == 'l' && s[1] == 'o' && s[2] == 'n' && s[3] == 'g' && s[4] == '\0';
 }
 
+constexpr bool isTurnPaths(const char* s)
+{
+    return s[0] == 't' && s[1] == 'u' && s[2] == 'r' && s[3] == 'n' && s[4] == 's' && s[5] == '\0';
+}
+
+#define CUDACCA_CHECK_PATHS(id, labeling4, labeling8, analysis, paths) \
+    static_assert(isLongPaths(#paths) || isTurnPaths(#paths) || (#paths)[0] == 'a', #id ": paths is any, turns or long");
+CUDACCA_ALGORITHMS(CUDACCA_CHECK_PATHS)
+#undef CUDACCA_CHECK_PATHS
+
 #define CUDACCA_ALGORITHM_ROW(id, labeling4, labeling8, analysis, paths) \
-    { id, #id, !isNoLabeling(#labeling4), !isNoLabeling(#labeling8), isLongPaths(#paths) },
+    { id, #id, !isNoLabeling(#labeling4), !isNoLabeling(#labeling8), isLongPaths(#paths), isTurnPaths(#paths) },
 inline constexpr AlgorithmRow kAlgorithmRows[] = { CUDACCA_ALGORITHMS(CUDACCA_ALGORITHM_ROW) };
 #undef CUDACCA_ALGORITHM_ROW
 
@@ -96,7 +111,7 @@ inline const AlgorithmRow* findAlgorithmRow(int id)
 
 /** CCA_DEFAULT as the benchmark names it: not a row (it resolves to defaultAlgorithm() below, except that
 images of up to kOneLaunchMaxPixels take its one-launch path, one_launch.hpp), measured as its own entry. */
-inline constexpr AlgorithmRow kDefaultEntry = { CCA_DEFAULT, "CCA_DEFAULT", true, true, false };
+inline constexpr AlgorithmRow kDefaultEntry = { CCA_DEFAULT, "CCA_DEFAULT", true, true, false, false };
 
 /** The algorithm argument without its flag (CCA_ORDER_CCL_DEFAULT). */
 inline int algorithmWithoutFlags(int algorithm) { return algorithm & ~CCA_ORDER_CCL_DEFAULT; }

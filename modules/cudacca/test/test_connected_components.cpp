@@ -25,7 +25,6 @@ protected:
     }
 };
 
-static std::string sz(const cv::Size& s) { return cv::format("%dx%d", s.width, s.height); }
 
 // ---------------------------------------------------------------------------------------------------
 // Trivial images

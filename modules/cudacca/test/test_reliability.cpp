@@ -388,15 +388,29 @@ TEST(CUDACCA_Sanitizer, RepresentativeSubset)
 {
     skipIfNoCudaDevice();
     std::mt19937 rng(testSeed());
-    std::vector<std::pair<std::string, cv::Mat>> imgs;
-    imgs.emplace_back("random 300x200 d=0.6", randomBlockImage(cv::Size(300, 200), 0.6, 1, rng));
-    imgs.emplace_back("random 129x67 d=0.45", randomBlockImage(cv::Size(129, 67), 0.45, 1, rng));
-    imgs.emplace_back("spiral 97x61", spiral(cv::Size(97, 61)));
-    imgs.emplace_back("full 65x33", cv::Mat(33, 65, CV_8UC1, cv::Scalar(1)));
-    imgs.emplace_back("checkerboard 64x64", checkerboard(cv::Size(64, 64)));
-    imgs.emplace_back("1x1", cv::Mat(1, 1, CV_8UC1, cv::Scalar(1)));
-    imgs.emplace_back("1x77", randomBlockImage(cv::Size(77, 1), 0.5, 1, rng));
+    // The algorithms whose rounds grow with the longest path (`paths` long: NP, LNP, RASMUSSEN) get a smaller
+    // spiral and a smaller percolating image: each of their rounds is a launch, and racecheck makes a launch
+    // of shared-memory tiles slow enough that the 97x61 spiral's thousands of rounds do not finish in a
+    // device command. The smaller images still cross several tiles of every tile size (16 to 32).
+    auto makeImages = [&](bool longPaths)
+    {
+        std::vector<std::pair<std::string, cv::Mat>> v;
+        const cv::Size randomSize = longPaths ? cv::Size(100, 70) : cv::Size(300, 200);
+        const cv::Size spiralSize = longPaths ? cv::Size(41, 37) : cv::Size(97, 61);
+        v.emplace_back("random " + sz(randomSize) + " d=0.6", randomBlockImage(randomSize, 0.6, 1, rng));
+        v.emplace_back("random 129x67 d=0.45", randomBlockImage(cv::Size(129, 67), 0.45, 1, rng));
+        v.emplace_back("spiral " + sz(spiralSize), spiral(spiralSize));
+        v.emplace_back("full 65x33", cv::Mat(33, 65, CV_8UC1, cv::Scalar(1)));
+        v.emplace_back("checkerboard 64x64", checkerboard(cv::Size(64, 64)));
+        v.emplace_back("1x1", cv::Mat(1, 1, CV_8UC1, cv::Scalar(1)));
+        v.emplace_back("1x77", randomBlockImage(cv::Size(77, 1), 0.5, 1, rng));
+        return v;
+    };
+    const std::vector<std::pair<std::string, cv::Mat>> shortPathImgs = makeImages(false), longPathImgs = makeImages(true);
     for (int a : testedAlgorithms())
+    {
+        const AlgorithmRow* row = cv::cuda::cudacca::findAlgorithmRow(a);
+        const std::vector<std::pair<std::string, cv::Mat>>& imgs = row && row->longPathRounds ? longPathImgs : shortPathImgs;
         for (int conn : supportedConnectivities(a))
             for (int ltype : testedLabelTypes())
             {
@@ -481,6 +495,7 @@ TEST(CUDACCA_Sanitizer, RepresentativeSubset)
                     }
                 }
             }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------

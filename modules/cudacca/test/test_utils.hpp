@@ -301,16 +301,27 @@ inline cv::Mat stripes(cv::Size size, StripeKind kind, int period, int thickness
     return img;
 }
 
+//! "WxH", for messages.
+inline std::string sz(const cv::Size& s) { return cv::format("%dx%d", s.width, s.height); }
+
 //! The largest long-path image (spiral, serpentine) the suites give an algorithm whose rounds grow with the
 //! longest path (AlgorithmRow::longPathRounds, algorithm_list.hpp; doc/algorithms.md, "Long paths"): a
 //! 1-pixel spiral of this many pixels is a path of about half of them, as many rounds of neighbour propagation.
 constexpr long long kLongPathTestMaxPixels = 1 << 18;
 
-//! Whether the suites give `algorithm` a long-path image of `pixels` pixels (see kLongPathTestMaxPixels).
+//! The same bound for an algorithm whose rounds grow with the turns of the longest path (AlgorithmRow::
+//! turnRounds): the large-image tests' 4096^2 spiral takes it thousands of passes over the whole image, so the
+//! long-path large image goes to it up to 16384^2 only (32768^2 and 46340^2 get the short-path image).
+constexpr long long kTurnPathTestMaxPixels = 1LL << 28;
+
+//! Whether the suites give `algorithm` a long-path image of `pixels` pixels (see kLongPathTestMaxPixels and
+//! kTurnPathTestMaxPixels).
 inline bool takesLongPathImage(int algorithm, long long pixels)
 {
     const AlgorithmRow* row = cv::cuda::cudacca::findAlgorithmRow(algorithm);
-    return pixels <= kLongPathTestMaxPixels || !row || !row->longPathRounds;
+    if (pixels <= kLongPathTestMaxPixels || !row)
+        return true;
+    return row->turnRounds ? pixels <= kTurnPathTestMaxPixels : !row->longPathRounds;
 }
 
 //! One 1-pixel-wide square spiral from the top-left corner inwards, 1-pixel gaps between its turns:
