@@ -387,6 +387,13 @@ TEST(CUDACCA_Memory, PeakTemporaryBytesPerPixel)
 TEST(CUDACCA_Sanitizer, RepresentativeSubset)
 {
     skipIfNoCudaDevice();
+    // Under a sanitizer a part may take minutes: say where the run is, so that a run stopped by its time limit
+    // shows how far it got.
+    const int64 t0 = cv::getTickCount();
+    auto progress = [&](const CCAParams& p, const char* part) {
+        std::cout << cv::format("[ cudacca  ] %s: %s done, %.1f s", paramsName(p).c_str(), part,
+                                (cv::getTickCount() - t0) / cv::getTickFrequency()) << std::endl;
+    };
     std::mt19937 rng(testSeed());
     // The algorithms whose rounds grow with the longest path (`paths` long: NP, LNP, RASMUSSEN) get a smaller
     // spiral and a smaller percolating image: each of their rounds is a launch, and racecheck makes a launch
@@ -428,6 +435,7 @@ TEST(CUDACCA_Sanitizer, RepresentativeSubset)
                 cv::cuda::GpuMat roi = big(cv::Rect(3, 1, img.cols, img.rows));
                 roi.upload(img);
                 EXPECT_TRUE(checkImage(img, p, "ROI input", RunSpec(), cv::cuda::Stream::Null(), &roi));
+                progress(p, "the free function");
 
                 // the same images through one ConnectedComponentsAnalyzer (its arena grows, merges, is reused;
                 // stats and centroids come back as views of its memory), GpuMat then host outputs
@@ -457,6 +465,7 @@ TEST(CUDACCA_Sanitizer, RepresentativeSubset)
                     }
                     EXPECT_TRUE(matchesCpu(ref, ltype, got)) << "analyzer, " << imgs[i].first << ", " << paramsName(p);
                 }
+                progress(p, "the analyzer");
 
                 // applyBatch: frames of one size (one kernel for the batch with CCA_DEFAULT) and of mixed sizes
                 // (one kernel each), GpuMat then host statistics
@@ -494,6 +503,7 @@ TEST(CUDACCA_Sanitizer, RepresentativeSubset)
                         EXPECT_TRUE(matchesCpu(refs[k], ltype, got)) << "applyBatch frame " << k << ", " << paramsName(p);
                     }
                 }
+                progress(p, "applyBatch");
             }
     }
 }
