@@ -33,6 +33,7 @@ struct Options
     std::string dataDir;                  //!< folder holding cells.png
     std::string inputsDir;                //!< where the real images are saved for peers.py (empty: DIR/inputs)
     double maxSeconds = 570;              //!< stop (exit 3) once the run has taken this long
+    int gpuCalls = 0;                     //!< --gpu-calls: timed calls per GPU row (0: the side's default)
 };
 
 //! Repetitions for one image side (chosen in main.cpp from the side and --quick).

@@ -1,7 +1,7 @@
 // cudacca_bench: command line, the run over image sides and inputs, per-section timing, exit code.
 //   cudacca_bench [--out DIR] [--quick] [--sizes 512,2048,8192] [--algorithms FLSL_CD,BKE,...] [--latency-all-densities]
 //                 [--libraries cudacca,opencv_contrib_bke,opencv_cpu,npp] [--connectivity 8,4] [--full-conn4]
-//                 [--commit STR] [--data DIR] [--inputs-dir DIR] [--max-seconds S]
+//                 [--commit STR] [--data DIR] [--inputs-dir DIR] [--max-seconds S] [--gpu-calls N]
 // Exit code: 0 all checks passed, 1 a result differs from the CPU, 2 no CUDA device, 3 stopped at
 // --max-seconds, 4 bad arguments or output folder.
 // Protocol and outputs: doc/benchmarks.md.
@@ -27,7 +27,7 @@ const char* const kUsage =
     "usage: cudacca_bench [--out DIR] [--quick] [--sizes 512,2048,8192] [--algorithms FLSL_CD,BKE,...]\n"
     "                     [--libraries cudacca,opencv_contrib_bke,opencv_cpu,npp] [--connectivity 8,4]\n"
     "                     [--full-conn4] [--latency-all-densities] [--commit STR] [--data DIR] [--inputs-dir DIR]\n"
-    "                     [--max-seconds S]\n"
+    "                     [--max-seconds S] [--gpu-calls N (>= 10; for slow algorithms)]\n"
     "Times cudacca (every algorithm; full, labels, stats, latency) against OpenCV contrib's BKE, OpenCV's CPU\n"
     "and NPP on identical images, checks every result against the CPU, writes DIR/results.csv (default\n"
     "bench-results/), DIR/inputs.csv, DIR/notes.txt; the real images go to --inputs-dir (default DIR/inputs)\n"
@@ -88,6 +88,12 @@ bool parseOptions(int argc, char** argv, Options& o)
             o.inputsDir = argv[++i];
         else if (a == "--max-seconds" && hasValue)
             o.maxSeconds = std::atof(argv[++i]);
+        else if (a == "--gpu-calls" && hasValue)
+        {
+            o.gpuCalls = std::atoi(argv[++i]);
+            if (o.gpuCalls < 10)   // the protocol's median is over at least 10 calls (doc/benchmarks.md)
+                return std::fprintf(stderr, "bad --gpu-calls %s (at least 10)\n", argv[i]), false;
+        }
         else if (a == "--sizes" && hasValue)
         {
             if (!parseInts(argv[++i], o.sizes))
@@ -298,6 +304,8 @@ bool Bench::runSide(int side)
             c.input = &in;
             c.connectivity = conn;
             c.reps = repsFor(side, opt_.quick);
+            if (opt_.gpuCalls)
+                c.reps.gpu = opt_.gpuCalls;
             c.stream = stream_;
             runCase(c, ids, clock);
         }
