@@ -34,6 +34,8 @@ struct Options
     std::string inputsDir;                //!< where the real images are saved for peers.py (empty: DIR/inputs)
     double maxSeconds = 570;              //!< stop (exit 3) once the run has taken this long
     int gpuCalls = 0;                     //!< --gpu-calls: timed calls per GPU row (0: the side's default)
+    std::vector<int> granularities;       //!< --granularities: random inputs of these g, 0 the full and real images (empty: all)
+    std::vector<int> densities;           //!< --densities: random inputs of these densities (empty: all)
 };
 
 //! Repetitions for one image side (chosen in main.cpp from the side and --quick).

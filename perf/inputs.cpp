@@ -4,6 +4,8 @@
 
 #include "bench.hpp"
 
+#include <algorithm>
+
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -41,13 +43,19 @@ cv::Mat makeRandomImage(int side, int g, int density)
     return img;
 }
 
+//! Whether `v` is empty (no filter) or holds `x`.
+static bool allows(const std::vector<int>& v, int x)
+{
+    return v.empty() || std::find(v.begin(), v.end(), x) != v.end();
+}
+
 std::vector<Input> listInputs(const Options& opt)
 {
     std::vector<Input> v;
     for (int g : kGranularities)
         for (int d : kDensities)
         {
-            if (opt.quick && d != kSubsetDensity)
+            if ((opt.quick && d != kSubsetDensity) || !allows(opt.granularities, g) || !allows(opt.densities, d))
                 continue;
             Input in;
             in.name = "random";
@@ -57,6 +65,8 @@ std::vector<Input> listInputs(const Options& opt)
             in.latency = in.conn4 || opt.latencyAllDensities; // (8-connectivity only at the other densities)
             v.push_back(in);
         }
+    if (!allows(opt.granularities, 0))   // the full image and the real images count as g = 0
+        return v;
     Input full;
     full.name = "full";
     full.g = 1;

@@ -2,6 +2,7 @@
 //   cudacca_bench [--out DIR] [--quick] [--sizes 512,2048,8192] [--algorithms FLSL_CD,BKE,...] [--latency-all-densities]
 //                 [--libraries cudacca,opencv_contrib_bke,opencv_cpu,npp] [--connectivity 8,4] [--full-conn4]
 //                 [--commit STR] [--data DIR] [--inputs-dir DIR] [--max-seconds S] [--gpu-calls N]
+//                 [--granularities 1,4,16,0] [--densities 5,25,...]
 // Exit code: 0 all checks passed, 1 a result differs from the CPU, 2 no CUDA device, 3 stopped at
 // --max-seconds, 4 bad arguments or output folder.
 // Protocol and outputs: doc/benchmarks.md.
@@ -28,6 +29,7 @@ const char* const kUsage =
     "                     [--libraries cudacca,opencv_contrib_bke,opencv_cpu,npp] [--connectivity 8,4]\n"
     "                     [--full-conn4] [--latency-all-densities] [--commit STR] [--data DIR] [--inputs-dir DIR]\n"
     "                     [--max-seconds S] [--gpu-calls N (>= 10; for slow algorithms)]\n"
+    "                     [--granularities 1,4,16,0 (0: the full and real images)] [--densities 5,25,50,60,75,95]\n"
     "Times cudacca (every algorithm; full, labels, stats, latency) against OpenCV contrib's BKE, OpenCV's CPU\n"
     "and NPP on identical images, checks every result against the CPU, writes DIR/results.csv (default\n"
     "bench-results/), DIR/inputs.csv, DIR/notes.txt; the real images go to --inputs-dir (default DIR/inputs)\n"
@@ -98,6 +100,20 @@ bool parseOptions(int argc, char** argv, Options& o)
         {
             if (!parseInts(argv[++i], o.sizes))
                 return std::fprintf(stderr, "bad --sizes %s\n", argv[i]), false;
+        }
+        else if ((a == "--granularities" || a == "--densities") && hasValue)
+        {
+            std::vector<int>& v = a == "--granularities" ? o.granularities : o.densities;
+            for (const std::string& item : splitList(argv[++i]))
+            {
+                char* end = nullptr;
+                const long x = std::strtol(item.c_str(), &end, 10);
+                if (*end || x < 0 || x > 100)
+                    return std::fprintf(stderr, "bad %s %s\n", a.c_str(), argv[i]), false;
+                v.push_back((int)x);
+            }
+            if (v.empty())
+                return std::fprintf(stderr, "bad %s %s\n", a.c_str(), argv[i]), false;
         }
         else if (a == "--connectivity" && hasValue)
         {
