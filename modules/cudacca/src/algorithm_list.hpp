@@ -91,8 +91,13 @@ constexpr bool isTurnPaths(const char* s)
     return s[0] == 't' && s[1] == 'u' && s[2] == 'r' && s[3] == 'n' && s[4] == 's' && s[5] == '\0';
 }
 
+constexpr bool isAnyPaths(const char* s)
+{
+    return s[0] == 'a' && s[1] == 'n' && s[2] == 'y' && s[3] == '\0';
+}
+
 #define CUDACCA_CHECK_PATHS(id, labeling4, labeling8, analysis, paths) \
-    static_assert(isLongPaths(#paths) || isTurnPaths(#paths) || (#paths)[0] == 'a', #id ": paths is any, turns or long");
+    static_assert(isAnyPaths(#paths) || isTurnPaths(#paths) || isLongPaths(#paths), #id ": paths is any, turns or long");
 CUDACCA_ALGORITHMS(CUDACCA_CHECK_PATHS)
 #undef CUDACCA_CHECK_PATHS
 
