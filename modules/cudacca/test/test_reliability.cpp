@@ -612,6 +612,27 @@ static void checkLarge(cv::Size size, bool allConnectivities)
                             (cv::getTickCount() - t0) / cv::getTickFrequency()) << std::endl;
 }
 
+//! Which large image each algorithm gets (no GPU needed): the documented bounds of doc/algorithms.md, "Long
+//! paths", by name, so that a change of a row's `paths` or of the bounds shows here.
+TEST(CUDACCA_Large, LongPathImageBounds)
+{
+    const long long n16384 = 16384LL * 16384, n32768 = 32768LL * 32768, n46340 = 46340LL * 46340;
+    for (const AlgorithmRow& row : kAlgorithmRows)
+    {
+        const std::string name = row.shortName();
+        SCOPED_TRACE(name);
+        const bool isLong = name == "NP" || name == "LNP" || name == "RASMUSSEN";
+        const bool isTurns = name == "DPL" || name == "8DLS" || name == "M8DLS";
+        EXPECT_EQ(isLong, row.longPathRounds);
+        EXPECT_EQ(isTurns, row.turnRounds);
+        EXPECT_TRUE(takesLongPathImage(row.id, 512 * 512));           // the suites' spirals up to 2^18 pixels
+        EXPECT_EQ(!isLong, takesLongPathImage(row.id, 512 * 512 + 1));
+        EXPECT_EQ(!isLong, takesLongPathImage(row.id, n16384));       // the 16384^2 spiral: all but `long`
+        EXPECT_EQ(!isLong && !isTurns, takesLongPathImage(row.id, n32768));
+        EXPECT_EQ(!isLong && !isTurns, takesLongPathImage(row.id, n46340));
+    }
+}
+
 TEST(CUDACCA_Large, Image16384) { checkLarge(cv::Size(16384, 16384), true); }
 TEST(CUDACCA_Large, Image32768) { checkLarge(cv::Size(32768, 32768), true); }
 //! 46340^2 = 2147395600 pixels: just under the documented limit of 2^31 - 2.
