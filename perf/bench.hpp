@@ -36,6 +36,7 @@ struct Options
     int gpuCalls = 0;                     //!< --gpu-calls: timed calls per GPU row (0: the side's default)
     std::vector<int> granularities;       //!< --granularities: random inputs of these g, 0 the full and real images (empty: all)
     std::vector<int> densities;           //!< --densities: random inputs of these densities (empty: all)
+    bool interleave = false;              //!< --interleave: a case's cudacca GPU rows timed call by call in turn
 };
 
 //! Repetitions for one image side (chosen in main.cpp from the side and --quick).
@@ -83,6 +84,10 @@ struct Samples
 //! Times calls on a CUDA stream with events: start event, the call, end event, wait for the end event.
 //! A call that synchronizes inside (cudacca, NPP, contrib BKE) is spanned whole, its host-side gaps included.
 Samples timeGpu(cudaStream_t stream, int warmup, int n, const std::function<void()>& call);
+//! timeGpu for several calls at once, interleaved: each call's warm-up, then n rounds of one timed call each in
+//! turn, so that a slow stretch of the machine falls on every call alike. One Samples per call.
+std::vector<Samples> timeGpuInterleaved(cudaStream_t stream, int warmup, int n,
+                                        const std::vector<std::function<void()>>& calls);
 //! Wall clock (steady_clock) around each call; `call` must return only when its results are complete.
 Samples timeWall(int warmup, int n, const std::function<void()>& call);
 double secondsSince(double t0);
@@ -136,6 +141,7 @@ struct Case
     cv::cuda::GpuMat d_img;
     cv::cuda::GpuMat d_refLabels;                //!< uploaded on first use (ensureRefLabels)
     cudaStream_t stream = nullptr;
+    bool interleave = false;                     //!< Options::interleave
 
     const cv::cuda::GpuMat& ensureRefLabels();
     Row baseRow(const char* library, const std::string& algorithm, const char* variant) const;

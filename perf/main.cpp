@@ -2,7 +2,7 @@
 //   cudacca_bench [--out DIR] [--quick] [--sizes 512,2048,8192] [--algorithms FLSL_CD,BKE,...] [--latency-all-densities]
 //                 [--libraries cudacca,opencv_contrib_bke,opencv_cpu,npp] [--connectivity 8,4] [--full-conn4]
 //                 [--commit STR] [--data DIR] [--inputs-dir DIR] [--max-seconds S] [--gpu-calls N]
-//                 [--granularities 1,4,16,0] [--densities 5,25,...]
+//                 [--granularities 1,4,16,0] [--densities 5,25,...] [--interleave]
 // Exit code: 0 all checks passed, 1 a result differs from the CPU, 2 no CUDA device, 3 stopped at
 // --max-seconds, 4 bad arguments or output folder.
 // Protocol and outputs: doc/benchmarks.md.
@@ -30,6 +30,7 @@ const char* const kUsage =
     "                     [--full-conn4] [--latency-all-densities] [--commit STR] [--data DIR] [--inputs-dir DIR]\n"
     "                     [--max-seconds S] [--gpu-calls N (>= 10; for slow algorithms)]\n"
     "                     [--granularities 1,4,16,0 (0: the full and real images)] [--densities 5,25,50,60,75,95]\n"
+    "                     [--interleave (a case's cudacca rows timed call by call in turn)]\n"
     "Times cudacca (every algorithm; full, labels, stats, latency) against OpenCV contrib's BKE, OpenCV's CPU\n"
     "and NPP on identical images, checks every result against the CPU, writes DIR/results.csv (default\n"
     "bench-results/), DIR/inputs.csv, DIR/notes.txt; the real images go to --inputs-dir (default DIR/inputs)\n"
@@ -80,6 +81,8 @@ bool parseOptions(int argc, char** argv, Options& o)
             o.fullConn4 = true;
         else if (a == "--latency-all-densities")
             o.latencyAllDensities = true;
+        else if (a == "--interleave")
+            o.interleave = true;
         else if (a == "--out" && hasValue)
             o.outDir = argv[++i];
         else if (a == "--commit" && hasValue)
@@ -323,6 +326,7 @@ bool Bench::runSide(int side)
             if (opt_.gpuCalls)
                 c.reps.gpu = opt_.gpuCalls;
             c.stream = stream_;
+            c.interleave = opt_.interleave;
             runCase(c, ids, clock);
         }
         in.img.release();

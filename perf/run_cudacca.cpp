@@ -113,6 +113,21 @@ std::string compareWithCpu(Case& c, Variant v, int n, Outputs& o)
     return d.empty() ? firstDifference(centroids, c.refCentroids, "centroids (bitwise)") : d;
 }
 
+//! The row of one (algorithm, variant) and the exact check of its last call's outputs.
+void record(Case& c, Report& rep, const AlgorithmRow& a, Variant v, int n, const Samples& s, Outputs& o)
+{
+    Row r = c.baseRow("cudacca", a.shortName(), variantName(v));
+    r.nLabels = n;
+    r.medianUs = s.median();
+    r.p99Us = s.percentile(99);
+    r.frames = v == Variant::Batch ? kBatchFrames : 1;
+    rep.row(r);
+    const std::string diff = compareWithCpu(c, v, n, o);
+    if (!diff.empty())
+        rep.mismatch(cv::format("cudacca %s %s %s: %s", a.shortName(), variantName(v), c.describe().c_str(),
+                                diff.c_str()));
+}
+
 void runVariant(Case& c, Report& rep, const AlgorithmRow& a, Variant v)
 {
     cv::cuda::Stream stream = cv::cuda::StreamAccessor::wrapStream(c.stream);
@@ -136,28 +151,77 @@ void runVariant(Case& c, Report& rep, const AlgorithmRow& a, Variant v)
                                 c.describe().c_str(), e.what()));
         return;
     }
-    Row r = c.baseRow("cudacca", a.shortName(), variantName(v));
-    r.nLabels = n;
-    r.medianUs = s.median();
-    r.p99Us = s.percentile(99);
-    r.frames = v == Variant::Batch ? kBatchFrames : 1;
-    rep.row(r);
-    const std::string diff = compareWithCpu(c, v, n, o);
-    if (!diff.empty())
-        rep.mismatch(cv::format("cudacca %s %s %s: %s", a.shortName(), variantName(v), c.describe().c_str(),
-                                diff.c_str()));
+    record(c, rep, a, v, n, s, o);
+}
+
+/** --interleave: the full, labels and stats rows of every algorithm of the case timed together, one call of
+each in turn per round (timeGpuInterleaved), so that rows compared with one another share the machine's slow
+and fast stretches. A (row, variant) whose first call throws is reported and left out. */
+void runInterleaved(Case& c, Report& rep, const std::vector<const AlgorithmRow*>& rows)
+{
+    struct Slot
+    {
+        const AlgorithmRow* a;
+        Variant v;
+        Outputs o;
+        int n = -1;
+    };
+    cv::cuda::Stream stream = cv::cuda::StreamAccessor::wrapStream(c.stream);
+    std::vector<Slot> slots;
+    slots.reserve(rows.size() * 3);  // (the calls below keep pointers into it)
+    for (const AlgorithmRow* a : rows)
+        for (Variant v : { Variant::Full, Variant::Labels, Variant::Stats })
+        {
+            Slot slot{ a, v, Outputs() };
+            try
+            {
+                slot.n = callOnce(c, *a, v, slot.o, stream);
+            }
+            catch (const std::exception& e)
+            {
+                rep.mismatch(cv::format("cudacca %s %s %s: exception: %s", a->shortName(), variantName(v),
+                                        c.describe().c_str(), e.what()));
+                continue;
+            }
+            slots.push_back(std::move(slot));
+        }
+    std::vector<std::function<void()>> calls;
+    for (Slot& slot : slots)
+        calls.push_back([&c, &slot, &stream] { slot.n = callOnce(c, *slot.a, slot.v, slot.o, stream); });
+    std::vector<Samples> samples;
+    try
+    {
+        samples = timeGpuInterleaved(c.stream, std::max(0, c.reps.gpuWarmup - 1), c.reps.gpu, calls);
+    }
+    catch (const std::exception& e)
+    {
+        rep.mismatch(cv::format("cudacca (interleaved) %s: exception: %s", c.describe().c_str(), e.what()));
+        return;
+    }
+    for (size_t k = 0; k < slots.size(); ++k)
+        record(c, rep, *slots[k].a, slots[k].v, slots[k].n, samples[k], slots[k].o);
 }
 
 } // namespace
 
 void runCudacca(Case& c, Report& rep, const std::vector<int>& algorithmIds, bool latency)
 {
+    std::vector<const AlgorithmRow*> rows;
     for (int id : algorithmIds)
     {
         const AlgorithmRow* a = id == cv::cuda::CCA_DEFAULT ? &cv::cuda::cudacca::kDefaultEntry
                                                             : cv::cuda::cudacca::findAlgorithmRow(id);
-        if (!a || !a->supports(c.connectivity))
-            continue;
+        if (a && a->supports(c.connectivity))
+            rows.push_back(a);
+    }
+    if (c.interleave && !latency)
+    {
+        runInterleaved(c, rep, rows);
+        return;
+    }
+    for (const AlgorithmRow* a : rows)
+    {
+        const int id = a->id;
         if (latency)
         {
             for (Variant v : { Variant::Latency, Variant::LatencyAnalyzer })

@@ -35,28 +35,36 @@ double Samples::percentile(double p) const
     return v[std::min(v.size(), std::max<size_t>(rank, 1)) - 1];
 }
 
-Samples timeGpu(cudaStream_t stream, int warmup, int n, const std::function<void()>& call)
+std::vector<Samples> timeGpuInterleaved(cudaStream_t stream, int warmup, int n,
+                                        const std::vector<std::function<void()>>& calls)
 {
-    for (int i = 0; i < warmup; ++i)
-        call();
+    for (const auto& call : calls)
+        for (int i = 0; i < warmup; ++i)
+            call();
     cudaOrThrow(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     cudaEvent_t start, stop;
     cudaOrThrow(cudaEventCreate(&start), "cudaEventCreate");
     cudaOrThrow(cudaEventCreate(&stop), "cudaEventCreate");
-    Samples s;
+    std::vector<Samples> s(calls.size());
     for (int i = 0; i < n; ++i)
-    {
-        cudaOrThrow(cudaEventRecord(start, stream), "cudaEventRecord");
-        call();
-        cudaOrThrow(cudaEventRecord(stop, stream), "cudaEventRecord");
-        cudaOrThrow(cudaEventSynchronize(stop), "cudaEventSynchronize");
-        float ms = 0;
-        cudaOrThrow(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-        s.us.push_back(ms * 1e3);
-    }
+        for (size_t k = 0; k < calls.size(); ++k)
+        {
+            cudaOrThrow(cudaEventRecord(start, stream), "cudaEventRecord");
+            calls[k]();
+            cudaOrThrow(cudaEventRecord(stop, stream), "cudaEventRecord");
+            cudaOrThrow(cudaEventSynchronize(stop), "cudaEventSynchronize");
+            float ms = 0;
+            cudaOrThrow(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+            s[k].us.push_back(ms * 1e3);
+        }
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
     return s;
+}
+
+Samples timeGpu(cudaStream_t stream, int warmup, int n, const std::function<void()>& call)
+{
+    return timeGpuInterleaved(stream, warmup, n, { call }).front();
 }
 
 double now()
