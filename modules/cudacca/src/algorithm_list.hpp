@@ -76,33 +76,20 @@ struct AlgorithmRow
     const char* shortName() const { return name + 4; } //!< "UF", ...
 };
 
-constexpr bool isNoLabeling(const char* s)
+//! Whether two C strings are equal, at compile time (the list's words: `none`, `any`, `turns`, `long`).
+constexpr bool sameWord(const char* a, const char* b)
 {
-    return s[0] == 'n' && s[1] == 'o' && s[2] == 'n' && s[3] == 'e' && s[4] == '\0';
-}
-
-constexpr bool isLongPaths(const char* s)
-{
-    return s[0] == 'l' && s[1] == 'o' && s[2] == 'n' && s[3] == 'g' && s[4] == '\0';
-}
-
-constexpr bool isTurnPaths(const char* s)
-{
-    return s[0] == 't' && s[1] == 'u' && s[2] == 'r' && s[3] == 'n' && s[4] == 's' && s[5] == '\0';
-}
-
-constexpr bool isAnyPaths(const char* s)
-{
-    return s[0] == 'a' && s[1] == 'n' && s[2] == 'y' && s[3] == '\0';
+    return *a == *b && (*a == '\0' || sameWord(a + 1, b + 1));
 }
 
 #define CUDACCA_CHECK_PATHS(id, labeling4, labeling8, analysis, paths) \
-    static_assert(isAnyPaths(#paths) || isTurnPaths(#paths) || isLongPaths(#paths), #id ": paths is any, turns or long");
+    static_assert(sameWord(#paths, "any") || sameWord(#paths, "turns") || sameWord(#paths, "long"), \
+                  #id ": paths is any, turns or long");
 CUDACCA_ALGORITHMS(CUDACCA_CHECK_PATHS)
 #undef CUDACCA_CHECK_PATHS
 
 #define CUDACCA_ALGORITHM_ROW(id, labeling4, labeling8, analysis, paths) \
-    { id, #id, !isNoLabeling(#labeling4), !isNoLabeling(#labeling8), isLongPaths(#paths), isTurnPaths(#paths) },
+    { id, #id, !sameWord(#labeling4, "none"), !sameWord(#labeling8, "none"), sameWord(#paths, "long"), sameWord(#paths, "turns") },
 inline constexpr AlgorithmRow kAlgorithmRows[] = { CUDACCA_ALGORITHMS(CUDACCA_ALGORITHM_ROW) };
 #undef CUDACCA_ALGORITHM_ROW
 
