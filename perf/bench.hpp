@@ -37,6 +37,7 @@ struct Options
     std::vector<int> granularities;       //!< --granularities: random inputs of these g, 0 the full and real images (empty: all)
     std::vector<int> densities;           //!< --densities: random inputs of these densities (empty: all)
     bool interleave = false;              //!< --interleave: a case's cudacca GPU rows timed call by call in turn
+    double busyGpuUs = 0;                 //!< --busy-gpu-us: the GPU kept busy before each event-timed call (setBusyGpu)
 };
 
 //! Repetitions for one image side (chosen in main.cpp from the side and --quick).
@@ -88,6 +89,15 @@ Samples timeGpu(cudaStream_t stream, int warmup, int n, const std::function<void
 //! turn, so that a slow stretch of the machine falls on every call alike. One Samples per call.
 std::vector<Samples> timeGpuInterleaved(cudaStream_t stream, int warmup, int n,
                                         const std::vector<std::function<void()>>& calls);
+//! --busy-gpu-us: before each event-timed call (timeGpu, timeGpuInterleaved), a kernel keeps the GPU busy for
+//! `us` microseconds and the start event is queued after it, so that the host queues the call's work while the GPU
+//! is still busy: the row then shows the call's GPU work without the gaps where the GPU waited for the host to
+//! queue it (up to the call's own waits, which stay in). A diagnostic (doc/benchmarks.md, "Launch gaps"): rows get
+//! the variant suffix `_busy` and do not belong in results.csv. 0 (the default): off.
+void setBusyGpu(double us);
+double busyGpu();
+//! Keeps `stream`'s GPU busy for `us` microseconds (check.cu: one block spinning on the global timer).
+void spinGpu(cudaStream_t stream, double us);
 //! Wall clock (steady_clock) around each call; `call` must return only when its results are complete.
 Samples timeWall(int warmup, int n, const std::function<void()>& call);
 double secondsSince(double t0);

@@ -1,6 +1,7 @@
 // cudacca_bench: result checks on the GPU (a host check of 8192^2 label images would dominate the run).
 //   countDifferences: exact comparison of two CV_32S label images (cudacca, OpenCV DEFAULT vs SAUF).
 //   checkPartition:   same partition of the foreground as the CPU labels (peers: unordered labels).
+//   spinGpu:          keeps the GPU busy (--busy-gpu-us, timing.cpp).
 
 #include "bench.hpp"
 
@@ -167,6 +168,23 @@ PartitionCheck checkPartition(const cv::cuda::GpuMat& ref, int refN, const void*
     r.outOfRange = (long long)host[kOutOfRange];
     r.bgLabels = (long long)host[kBgLabels];
     return r;
+}
+
+namespace {
+__global__ void spinKernel(unsigned long long ns)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    while (t - t0 < ns);
+}
+} // namespace
+
+void spinGpu(cudaStream_t stream, double us)
+{
+    spinKernel<<<1, 1, 0, stream>>>(static_cast<unsigned long long>(us * 1e3));
+    cudaOrThrow(cudaGetLastError(), "spinKernel");
 }
 
 } // namespace bench

@@ -2,7 +2,7 @@
 //   cudacca_bench [--out DIR] [--quick] [--sizes 512,2048,8192] [--algorithms FLSL_CD,BKE,...] [--latency-all-densities]
 //                 [--libraries cudacca,opencv_contrib_bke,opencv_cpu,npp] [--connectivity 8,4] [--full-conn4]
 //                 [--commit STR] [--data DIR] [--inputs-dir DIR] [--max-seconds S] [--gpu-calls N]
-//                 [--granularities 1,4,16,0] [--densities 5,25,...] [--interleave]
+//                 [--granularities 1,4,16,0] [--densities 5,25,...] [--interleave] [--busy-gpu-us US]
 // Exit code: 0 all checks passed, 1 a result differs from the CPU, 2 no CUDA device, 3 stopped at
 // --max-seconds, 4 bad arguments or output folder.
 // Protocol and outputs: doc/benchmarks.md.
@@ -31,6 +31,8 @@ const char* const kUsage =
     "                     [--max-seconds S] [--gpu-calls N (>= 10; for slow algorithms)]\n"
     "                     [--granularities 1,4,16,0 (0: the full and real images)] [--densities 5,25,50,60,75,95]\n"
     "                     [--interleave (a case's cudacca rows timed call by call in turn)]\n"
+    "                     [--busy-gpu-us US (diagnostic: the GPU kept busy before each event-timed call, rows\n"
+    "                      marked _busy: the calls' GPU work without the launch gaps)]\n"
     "Times cudacca (every algorithm; full, labels, stats, latency) against OpenCV contrib's BKE, OpenCV's CPU\n"
     "and NPP on identical images, checks every result against the CPU, writes DIR/results.csv (default\n"
     "bench-results/), DIR/inputs.csv, DIR/notes.txt; the real images go to --inputs-dir (default DIR/inputs)\n"
@@ -91,6 +93,12 @@ bool parseOptions(int argc, char** argv, Options& o)
             o.dataDir = argv[++i];
         else if (a == "--inputs-dir" && hasValue)
             o.inputsDir = argv[++i];
+        else if (a == "--busy-gpu-us" && hasValue)
+        {
+            o.busyGpuUs = std::atof(argv[++i]);
+            if (!(o.busyGpuUs > 0 && o.busyGpuUs <= 1e5))
+                return std::fprintf(stderr, "bad --busy-gpu-us %s (0 < US <= 100000)\n", argv[i]), false;
+        }
         else if (a == "--max-seconds" && hasValue)
             o.maxSeconds = std::atof(argv[++i]);
         else if (a == "--gpu-calls" && hasValue)
@@ -395,6 +403,7 @@ int main(int argc, char** argv)
     Options opt;
     if (!parseOptions(argc, argv, opt))
         return 4;
+    setBusyGpu(opt.busyGpuUs);
     bool ok = true;
     algorithmIds(opt, 0, ok);
     if (!ok)

@@ -39,8 +39,11 @@ void Csv::write(const Row& r)
     std::fflush(f_);   // a run cut short keeps every row written so far
 }
 
-void Report::row(const Row& r)
+void Report::row(const Row& row)
 {
+    Row r = row;
+    if (busyGpu() > 0) // a diagnostic run (--busy-gpu-us): its rows are marked, never read as the protocol's
+        r.variant += "_busy";
     csv.write(r);
     const double gpix = r.medianUs > 0 ? (double)r.width * r.height * r.frames / r.medianUs * 1e-3 : 0;
     std::printf("  %-18s %-9s %-7s N=%-9lld median %10.1f us  p99 %10.1f us  %8.2f Gpix/s\n", r.library.c_str(),

@@ -15,6 +15,13 @@ static void cudaOrThrow(cudaError_t e, const char* what)
         throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
+namespace {
+double busyUs = 0;
+}
+
+void setBusyGpu(double us) { busyUs = us; }
+double busyGpu() { return busyUs; }
+
 double Samples::median() const
 {
     if (us.empty())
@@ -49,6 +56,8 @@ std::vector<Samples> timeGpuInterleaved(cudaStream_t stream, int warmup, int n,
     for (int i = 0; i < n; ++i)
         for (size_t k = 0; k < calls.size(); ++k)
         {
+            if (busyUs > 0)
+                spinGpu(stream, busyUs);
             cudaOrThrow(cudaEventRecord(start, stream), "cudaEventRecord");
             calls[k]();
             cudaOrThrow(cudaEventRecord(stop, stream), "cudaEventRecord");
