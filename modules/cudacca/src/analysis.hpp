@@ -28,8 +28,11 @@ void compressAndRank(const LabelForest& forest, void* scratch, size_t scratchByt
 size_t statsAccumulatorBytes(int labelCount);
 /** Lays the accumulators out in `memory` (statsAccumulatorBytes(labelCount) bytes); nothing is queued. */
 StatsAccumulators layoutStatsAccumulators(void* memory, int labelCount);
-/** Lays the accumulators out in `memory` and queues their initialization. */
-StatsAccumulators initStatsAccumulators(void* memory, int labelCount, cudaStream_t stream);
+/** Lays the accumulators out in `memory` and queues their initialization. With `d_componentCount` (device
+memory, known only on the device, e.g. before the host has waited for N), only its value + 1 labels are
+initialized, and none when that passes `labelCount` (the caller then starts again once N is known). */
+StatsAccumulators initStatsAccumulators(void* memory, int labelCount, cudaStream_t stream,
+                                        const int* d_componentCount = nullptr);
 
 /** Writes final labels (0 = background, 1..N-1 in raster order of first pixels) into `labels`
 (int32 or uint16, `labelsStep` in bytes). `labels` may be the forest's own buffer (int32, same layout):

@@ -309,9 +309,26 @@ int forestPipeline(Call& c, const AlgorithmInstance& algo, const BinaryImage& im
     return labelCount;
 }
 
-/** The run-table pipeline accumulates its statistics before N is known when accumulators for its bound of N
-take at most this many bytes per pixel (at 36 bytes per label: one label per 144 pixels). */
+/** The run-table pipeline accumulates its statistics before N is known, while N travels to the host, into
+accumulators sized without N: for its bound of N when those take at most kEarlyStatsBytesPerPixel (at 36
+bytes per label: one label per 144 pixels), else for kEarlyStatsSpeculativeBytesPerPixel's worth of labels,
+at least kEarlyStatsMinLabels, guessing that N fits. The kernels read N on the device: they initialize N
+labels only, and do nothing when N does not fit; the host then starts again once it knows N (at the cost of
+two kernels that returned at once). */
 constexpr double kEarlyStatsBytesPerPixel = 0.25;
+constexpr double kEarlyStatsSpeculativeBytesPerPixel = 0.0625;
+constexpr size_t kEarlyStatsMinLabels = 16384;
+
+/** The labels that the accumulators queued before N is known can hold (see kEarlyStatsBytesPerPixel). */
+size_t earlyStatsCapacity(size_t bound, long long pixels)
+{
+    constexpr size_t kLabelBytes = 2 * sizeof(unsigned long long) + 5 * sizeof(int); // statsAccumulatorBytes per label
+    const size_t maxLabels = static_cast<size_t>(std::numeric_limits<int>::max());
+    if (bound <= maxLabels && statsAccumulatorBytes(static_cast<int>(bound)) <= kEarlyStatsBytesPerPixel * pixels)
+        return bound;
+    const size_t guess = std::max(kEarlyStatsMinLabels, static_cast<size_t>(kEarlyStatsSpeculativeBytesPerPixel * pixels / kLabelBytes));
+    return std::min(std::min(guess, bound), maxLabels);
+}
 
 /** The run-table pipeline; returns the number of labels (background included). */
 int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImage& image)
@@ -328,29 +345,28 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
     // The labels do not depend on N. Into the caller's CV_32S GpuMat, when nothing can still refuse the
     // call (CV_16U overflow, fixed-size stats), they are written while N travels to the host.
     const bool labelsFirst = c.labelsOut.kind() == _InputArray::CUDA_GPU_MAT && c.ltype == CV_32S && !c.sizeCheckedLate;
-    // Nor do the accumulators, sized by a bound of N instead of N, when the bound is small (few runs, e.g.
-    // large components): accumulated while N travels, so that the GPU does not wait for the host. They
-    // are ours, so a call refused after N has still modified none of the caller's outputs.
-    const size_t bound = runs.labelBound();
-    const bool statsFirst = c.wantStats && bound <= static_cast<size_t>(std::numeric_limits<int>::max()) &&
-                            statsAccumulatorBytes(static_cast<int>(bound)) <= kEarlyStatsBytesPerPixel * image.rows * image.cols;
-    auto accumulate = [&](int labels) {
-        initStatistics(c.statistics, labels, s);
+    // Nor do the statistics, into accumulators sized without N (earlyStatsCapacity): accumulated while N
+    // travels, so that the GPU does not wait for the host. They are ours, so a call refused after N has still
+    // modified none of the caller's outputs.
+    const size_t capacity = c.wantStats ? earlyStatsCapacity(runs.labelBound(), static_cast<long long>(image.rows) * image.cols) : 0;
+    auto accumulate = [&](int labels, const int* d_labelsKnownOnDevice) {
+        c.statistics.acc = initStatsAccumulators(c.statistics.accumulatorBuffer.allocate(statsAccumulatorBytes(labels), s),
+                                                 labels, s, d_labelsKnownOnDevice);
         analysis.accumulate(image, LabelImage(), runs, c.statistics.acc, s);
     };
     const int labelCount = waitForComponentCount(d_componentCount, s, c.resources, [&] {
         if (labelsFirst)
             writeLabels(CV_32SC1);
-        if (statsFirst)
-            accumulate(static_cast<int>(bound));
+        if (capacity > 0)
+            accumulate(static_cast<int>(capacity), d_componentCount);
     }) + 1;
     checkLabelCount(labelCount, c.ltype, c.statsOut, c.centroidsOut);
     if (c.labelsOut.needed() && !labelsFirst)
         writeLabels(c.ltype);
-    if (statsFirst)
-        c.statistics.acc.count = labelCount; // the labels finalized: 0 .. N-1 of the bound
+    if (capacity > 0 && static_cast<size_t>(labelCount) <= capacity)
+        c.statistics.acc.count = labelCount; // the labels finalized: 0 .. N-1 of the capacity
     else if (c.wantStats)
-        accumulate(labelCount);
+        accumulate(labelCount, nullptr);     // N did not fit: the early kernels did nothing
     return labelCount;
 }
 
@@ -399,8 +415,28 @@ void deviceOutputFromStaging(OutputArray out, void* staged, int rows, int cols, 
         return;
     }
     GpuMat d = deviceOutput(out, rows, cols, type, buffer, s, true);
-    checkCuda(cudaMemcpy2DAsync(d.data, d.step, staged, rowBytes, rowBytes, rows, cudaMemcpyDeviceToDevice, s),
-              "cudaMemcpy2DAsync (statistics from the staging)");
+    // One 1D copy when the output is packed (ours always are): a 2D copy of many 20- or 16-byte rows is far
+    // slower (cudaMemcpy2DAsync moves them row by row; see downloadIfHost).
+    if (d.step == rowBytes)
+        checkCuda(cudaMemcpyAsync(d.data, staged, rowBytes * rows, cudaMemcpyDeviceToDevice, s),
+                  "cudaMemcpyAsync (statistics from the staging)");
+    else
+        checkCuda(cudaMemcpy2DAsync(d.data, d.step, staged, rowBytes, rowBytes, rows, cudaMemcpyDeviceToDevice, s),
+                  "cudaMemcpy2DAsync (statistics from the staging)");
+}
+
+/** Queues the copy of a narrow device output `d` (packed stats or centroids) into `staging` when `out` is a host
+Mat, and returns where it will be (hostOutputFromStaging() delivers it once the stream is waited for); null
+when `out` is not a host Mat or `d` is not packed. */
+void* stageIfHost(OutputArray out, const GpuMat& d, PinnedArena& staging, cudaStream_t s)
+{
+    if (!out.needed() || d.empty() || out.kind() == _InputArray::CUDA_GPU_MAT || out.kind() == _InputArray::CUDA_HOST_MEM ||
+        !d.isContinuous())
+        return nullptr;
+    const size_t bytes = d.rows * d.step;
+    void* p = staging.take(bytes);
+    checkCuda(cudaMemcpyAsync(p, d.data, bytes, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync (statistics to the staging)");
+    return p;
 }
 
 /** CCA_DEFAULT on a small image (one_launch.hpp): one kernel, one wait. Returns the number of labels. */
@@ -721,10 +757,27 @@ int cudacca::connectedComponents(InputArray _image, OutputArray _labels, OutputA
         r.hostOutputs->beginCall(stagingBytes(static_cast<size_t>(labelCount)));
     bool waitNeeded = false;
     downloadIfHost(_labels, c.labels, stream, waitNeeded);
-    downloadIfHost(_stats, c.statistics.stats, stream, waitNeeded, r.hostOutputs);
-    downloadIfHost(_centroids, c.statistics.centroids, stream, waitNeeded, r.hostOutputs);
-    if (waitNeeded)
+    // The free function's host Mat stats and centroids, when they are few rows: through this thread's pinned
+    // staging (an asynchronous copy each, the call's one wait, then a host copy). A copy into pageable memory
+    // waits for the stream by itself, once per output: H100, 2048^2, two labels, the free function took
+    // 122 us against an analyzer's 93. Many rows keep that copy, whose bus transfer overlaps its host copy
+    // (past about kMinHostStagingRows rows, the host copy from pinned memory costs more than the waits).
+    const bool viaStaging = !r.hostOutputs && labelCount <= kMinHostStagingRows;
+    PinnedArena& staging = threadStaging();
+    if (viaStaging)
+        staging.beginCall(stagingBytes(static_cast<size_t>(labelCount)));
+    void* stagedStats = viaStaging ? stageIfHost(_stats, c.statistics.stats, staging, c.stream) : nullptr;
+    void* stagedCentroids = viaStaging ? stageIfHost(_centroids, c.statistics.centroids, staging, c.stream) : nullptr;
+    if (!stagedStats)
+        downloadIfHost(_stats, c.statistics.stats, stream, waitNeeded, r.hostOutputs);
+    if (!stagedCentroids)
+        downloadIfHost(_centroids, c.statistics.centroids, stream, waitNeeded, r.hostOutputs);
+    if (waitNeeded || stagedStats || stagedCentroids)
         stream.waitForCompletion();
+    if (stagedStats)
+        hostOutputFromStaging(_stats, stagedStats, labelCount, CC_STAT_MAX, CV_32SC1, nullptr);
+    if (stagedCentroids)
+        hostOutputFromStaging(_centroids, stagedCentroids, labelCount, 2, CV_64FC1, nullptr);
     return labelCount;
 }
 

@@ -6,7 +6,7 @@
 //  compressAndRank      one warp per SEGMENT of 1024 raster pixels (256 in a forest of under 2^24 nodes:
 //                       a small image, or a run table of a few thousand runs, still fills the GPU): flattens each path to its root (the
 //                       Compression of Bolelli et al. 2024, III-B-1) and ranks the segment's roots; a
-//                       CUB scan of the segments' root counts then makes offset + rank + 1 the CPU's label.
+//                       scan of the segments' root counts (exclusive_sum.cuh) then makes offset + rank + 1 the CPU's label.
 //  relabelAndAccumulate same segments: every pixel writes its final label; the statistics ride on this
 //                       pass, one set of atomics per row run (Lemaitre et al. 2021, section 3.1).
 //  finalizeStatistics   one thread per label: the CPU's layout, with the CPU's arithmetic for centroids.
@@ -14,9 +14,8 @@
 
 #include <climits>
 
-#include <cub/device/device_scan.cuh>
-
 #include "../analysis.hpp"
+#include "exclusive_sum.cuh"
 #include "launch.hpp"
 #include "statistics.cuh"
 
@@ -61,15 +60,6 @@ struct RankScratch
     int shift; //!< log2 of the pixels per segment
 };
 
-size_t scanTempBytes(int items)
-{
-    size_t bytes = 0;
-    checkCuda(cub::DeviceScan::ExclusiveSum(nullptr, bytes, static_cast<const int*>(nullptr),
-                                            static_cast<int*>(nullptr), items),
-              "cub::DeviceScan::ExclusiveSum (size query)");
-    return bytes;
-}
-
 RankScratch layoutRankScratch(void* scratch, int rows, int cols)
 {
     RankScratch s;
@@ -80,7 +70,7 @@ RankScratch layoutRankScratch(void* scratch, int rows, int cols)
     s.counts = reinterpret_cast<int*>(base);
     s.offsets = reinterpret_cast<int*>(base + countBytes);
     s.scanTemp = base + 2 * countBytes;
-    s.scanTempBytes = scanTempBytes(s.segments + 1);
+    s.scanTempBytes = exclusiveSumTempBytes<int>(s.segments);
     return s;
 }
 
@@ -181,10 +171,12 @@ __global__ void compressAndRankKernel(const LabelForest f, unsigned allPixels, c
         segmentRootCounts[segment] = rootsSoFar;
 }
 
-__global__ void initAccumulatorsKernel(StatsAccumulators acc)
+__global__ void initAccumulatorsKernel(StatsAccumulators acc, const int* componentCount)
 {
     const int l = blockIdx.x * blockDim.x + threadIdx.x;
-    if (l < acc.count)
+    // With the count on the device: its labels only, and none past the capacity (see initStatsAccumulators).
+    const int labels = componentCount ? *componentCount + 1 : acc.count;
+    if (l < labels && labels <= acc.count)
         device::resetAccumulators(acc, l);
 }
 
@@ -352,7 +344,7 @@ __global__ void finalizeKernel(const StatsAccumulators acc, int* stats, size_t s
 size_t rankScratchBytes(int rows, int cols)
 {
     const int segments = segmentCount(rows, cols);
-    return 2 * alignUp(sizeof(int) * (segments + 1)) + scanTempBytes(segments + 1);
+    return 2 * alignUp(sizeof(int) * (segments + 1)) + exclusiveSumTempBytes<int>(segments);
 }
 
 void compressAndRank(const LabelForest& forest, void* scratch, size_t scratchBytes, int* d_componentCount,
@@ -367,11 +359,8 @@ void compressAndRank(const LabelForest& forest, void* scratch, size_t scratchByt
         forest, pixels, d_liveNodes, s.segments, s.shift, s.counts);
     checkLaunch("compressAndRank");
 
-    // counts[segments] = 0, so offsets[segments] is the number of components.
-    checkCuda(cudaMemsetAsync(s.counts + s.segments, 0, sizeof(int), stream), "cudaMemsetAsync (rank scratch)");
-    size_t tempBytes = s.scanTempBytes;
-    checkCuda(cub::DeviceScan::ExclusiveSum(s.scanTemp, tempBytes, s.counts, s.offsets, s.segments + 1, stream),
-              "cub::DeviceScan::ExclusiveSum (segment offsets)");
+    // offsets[segments] is the number of components.
+    exclusiveSumWithTotal(s.scanTemp, s.scanTempBytes, s.counts, s.offsets, s.segments, stream, "segment offsets");
     checkCuda(cudaMemcpyAsync(d_componentCount, s.offsets + s.segments, sizeof(int), cudaMemcpyDeviceToDevice, stream),
               "cudaMemcpyAsync (component count)");
 }
@@ -397,10 +386,10 @@ StatsAccumulators layoutStatsAccumulators(void* memory, int labelCount)
     return acc;
 }
 
-StatsAccumulators initStatsAccumulators(void* memory, int labelCount, cudaStream_t stream)
+StatsAccumulators initStatsAccumulators(void* memory, int labelCount, cudaStream_t stream, const int* d_componentCount)
 {
     const StatsAccumulators acc = layoutStatsAccumulators(memory, labelCount);
-    initAccumulatorsKernel<<<blocksFor(labelCount, 256), 256, 0, stream>>>(acc);
+    initAccumulatorsKernel<<<blocksFor(labelCount, 256), 256, 0, stream>>>(acc, d_componentCount);
     checkLaunch("initStatsAccumulators");
     return acc;
 }

@@ -17,11 +17,10 @@
 #include <algorithm>
 #include <climits>
 
-#include <cub/device/device_scan.cuh>
-
 #include "../analysis.hpp"
 #include "../device_memory.hpp"
 #include "../labeling.hpp"
+#include "exclusive_sum.cuh"
 #include "launch.hpp"
 #include "labeling_common.cuh"
 #include "statistics.cuh"
@@ -564,11 +563,16 @@ warp's carry. OnTheFly: the root runs copy their slot (one root per label: plain
 of the row is the complement of its runs (per row: area = cols - (sum of run lengths), sum x =
 cols(cols-1)/2 - (sum over the runs), first and last background pixels from the first and last runs),
 reduced per block: 7 atomics per block. A run's
-label is read from the ranked run table (runLabels[slot]), never from the label image. */
+label is read from the ranked run table (runLabels[slot]), never from the label image. Does nothing when the
+accumulators hold fewer labels than the ranking found (*componentCount + 1): the host sized them before it
+knew N, and starts again once it does (connected_components.cpp, runPipeline). */
 template <RunFeatureMerge kMerge>
 __global__ void __launch_bounds__(kRowThreads)
-accumulateRunsKernel(const RunTable t, const int* runLabels, const StatsAccumulators acc, const RunFeatures features)
+accumulateRunsKernel(const RunTable t, const int* runLabels, const StatsAccumulators acc, const RunFeatures features,
+                     const int* componentCount)
 {
+    if (*componentCount + 1 > acc.count) // the same value for every thread: the whole grid returns
+        return;
     __shared__ RunRing rings[kRowsPerBlock];
     __shared__ ComponentFeatures blockBackground;
     __shared__ device::BlockCarry blockCarry;
@@ -831,12 +835,13 @@ public:
                       int* h_scratch, cudaStream_t stream) override;
     void writeLabels(void* labels, size_t step, bool labels16u, cudaStream_t stream) const override;
     size_t labelBound() const override { return runs_ + 1; }
+    const int* componentCount() const override { return componentCount_; }
 
     /** Queues the statistics of every label, with the runs' features merged as `merge` says. */
     void accumulate(RunFeatureMerge merge, const StatsAccumulators& stats, cudaStream_t stream) const;
 
 private:
-    /** Lays out the bitmap, edge counts and row slots (plus CUB's scan storage) in tableBuffer_. */
+    /** Lays out the bitmap, edge counts and row slots (plus the row scan's storage) in tableBuffer_. */
     void allocateTable(const BinaryImage& image, cudaStream_t stream);
     /** Nodes and unions; leaves every run pointing at its root. */
     template <int kConnectivity>
@@ -846,6 +851,7 @@ private:
     bool onTheFly_;
     bool featuresReady_ = false; //!< OTF ran with features: they sit at the roots
     bool ranked_ = false;
+    const int* componentCount_ = nullptr; //!< the last labelAndRank's d_componentCount
     RunTable table_ = {};
     size_t runs_ = 0;              //!< slots in the run table: the runs, or their bound (small images)
     void* scanTemp_ = nullptr;
@@ -862,10 +868,7 @@ void FullRunLabeling::allocateTable(const BinaryImage& image, cudaStream_t strea
     const int rows = image.rows;
     const int wordsPerRow = (image.cols - 1) / kWarpSize + 1; // cols >= 1; cols + 31 may pass INT_MAX
     const size_t words = static_cast<size_t>(rows) * wordsPerRow;
-    scanBytes_ = 0;
-    checkCuda(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes_, static_cast<const unsigned*>(nullptr),
-                                            static_cast<unsigned*>(nullptr), rows + 1),
-              "cub::DeviceScan::ExclusiveSum (size query)");
+    scanBytes_ = exclusiveSumTempBytes<unsigned>(rows);
     const size_t wordBytes = alignUp(words * sizeof(unsigned));
     const size_t rowBytes = alignUp((rows + 1ull) * sizeof(unsigned));
     char* p = static_cast<char*>(tableBuffer_.allocate(2 * wordBytes + rowBytes + scanBytes_, stream));
@@ -882,6 +885,7 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
                                    int* d_componentCount, int* h_scratch, cudaStream_t stream)
 {
     ranked_ = featuresReady_ = false;
+    componentCount_ = d_componentCount;
     allocateTable(image, stream);
     const int rows = table_.rows;
     unsigned* rowSlots = const_cast<unsigned*>(table_.rowSlots);
@@ -892,9 +896,7 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
                                                                 const_cast<unsigned*>(table_.edgesBefore),
                                                                 table_.wordsPerRow, rowSlots, wideRows);
     checkLaunch("FLSL run detection");
-    checkCuda(cudaMemsetAsync(rowSlots + rows, 0, sizeof(unsigned), stream), "cudaMemsetAsync (FLSL row slots)");
-    checkCuda(cub::DeviceScan::ExclusiveSum(scanTemp_, scanBytes_, rowSlots, rowSlots, rows + 1, stream),
-              "cub::DeviceScan::ExclusiveSum (FLSL row slots)");
+    exclusiveSumWithTotal(scanTemp_, scanBytes_, rowSlots, rowSlots, rows, stream, "FLSL row slots");
 
     // 2. The size of the run table. A small image takes the bound (at most ceil(cols / 2) runs per row);
     // the slots past the last run are left unwritten and unread: every pass over the slots stops at the
@@ -1008,13 +1010,13 @@ void FullRunLabeling::accumulate(RunFeatureMerge merge, const StatsAccumulators&
     const unsigned blocks = rowBlocks(table_.rows);
     if (merge == RunFeatureMerge::OnTheFly)
         accumulateRunsKernel<RunFeatureMerge::OnTheFly><<<blocks, kRowThreads, 0, stream>>>(table_, runLabels_, stats,
-                                                                                            features_);
+                                                                                            features_, componentCount_);
     else if (merge == RunFeatureMerge::ConflictDetection)
         accumulateRunsKernel<RunFeatureMerge::ConflictDetection><<<blocks, kRowThreads, 0, stream>>>(
-            table_, runLabels_, stats, features_);
+            table_, runLabels_, stats, features_, componentCount_);
     else
         accumulateRunsKernel<RunFeatureMerge::Atomic><<<blocks, kRowThreads, 0, stream>>>(table_, runLabels_, stats,
-                                                                                          features_);
+                                                                                          features_, componentCount_);
     checkLaunch("FLSL statistics");
 }
 
