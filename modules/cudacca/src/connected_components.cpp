@@ -311,23 +311,21 @@ int forestPipeline(Call& c, const AlgorithmInstance& algo, const BinaryImage& im
 
 /** The run-table pipeline accumulates its statistics before N is known, while N travels to the host, into
 accumulators sized without N: for its bound of N when those take at most kEarlyStatsBytesPerPixel (at 36
-bytes per label: one label per 144 pixels), else for kEarlyStatsSpeculativeBytesPerPixel's worth of labels,
-at least kEarlyStatsMinLabels, guessing that N fits. The kernels read N on the device: they initialize N
-labels only, and do nothing when N does not fit; the host then starts again once it knows N (at the cost of
-two kernels that returned at once). */
+bytes per label: one label per 144 pixels), else for kEarlyStatsGuessLabels labels (590 KB), guessing that N
+fits. The kernels read N on the device: they initialize N labels only, and do nothing when N does not fit;
+the host then starts again once it knows N, at the cost of two kernels that returned at once. (A guess
+proportional to the image, 0.0625 bytes per pixel, raised the [ MEMORY ] peak of FLSL_CD at 4096^2 from 1.233
+to 1.281 bytes per pixel; a fixed one costs at most 0.035 there.) */
 constexpr double kEarlyStatsBytesPerPixel = 0.25;
-constexpr double kEarlyStatsSpeculativeBytesPerPixel = 0.0625;
-constexpr size_t kEarlyStatsMinLabels = 16384;
+constexpr size_t kEarlyStatsGuessLabels = 16384;
 
 /** The labels that the accumulators queued before N is known can hold (see kEarlyStatsBytesPerPixel). */
 size_t earlyStatsCapacity(size_t bound, long long pixels)
 {
-    constexpr size_t kLabelBytes = 2 * sizeof(unsigned long long) + 5 * sizeof(int); // statsAccumulatorBytes per label
-    const size_t maxLabels = static_cast<size_t>(std::numeric_limits<int>::max());
-    if (bound <= maxLabels && statsAccumulatorBytes(static_cast<int>(bound)) <= kEarlyStatsBytesPerPixel * pixels)
+    if (bound <= static_cast<size_t>(std::numeric_limits<int>::max()) &&
+        statsAccumulatorBytes(static_cast<int>(bound)) <= kEarlyStatsBytesPerPixel * pixels)
         return bound;
-    const size_t guess = std::max(kEarlyStatsMinLabels, static_cast<size_t>(kEarlyStatsSpeculativeBytesPerPixel * pixels / kLabelBytes));
-    return std::min(std::min(guess, bound), maxLabels);
+    return std::min(kEarlyStatsGuessLabels, bound);
 }
 
 /** The run-table pipeline; returns the number of labels (background included). */
