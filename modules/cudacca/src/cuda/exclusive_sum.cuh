@@ -4,7 +4,9 @@
 // The exclusive prefix sums of the pipeline (FLSL's row slots, the ranking's segment offsets), written once.
 // A small one is one kernel: one block scans up to kSingleBlockSumItems items. CUB's device scan is two kernels
 // (its tile states' initialization, then the scan), and on a small image every kernel costs its launch: H100,
-// ncu, 2049 items, 2.4 + 4.3 us. Larger sums go to cub::DeviceScan::ExclusiveSum.
+// ncu, 2049 items, 2.4 + 4.3 us. Larger sums go to cub::DeviceScan::ExclusiveSum: a lane's items are
+// consecutive (strided across the warp), and at 16 items a lane (16384 items: the ranking of a 2048^2 forest)
+// one block took about 12 us more than CUB's two kernels (H100, 5298d60's benchmark); at 4 a lane it does not.
 
 #ifndef CUDACCA_EXCLUSIVE_SUM_CUH
 #define CUDACCA_EXCLUSIVE_SUM_CUH
@@ -19,7 +21,7 @@ namespace cv { namespace cuda { namespace cudacca {
 namespace {
 
 constexpr int kSingleBlockSumThreads = 1024;
-constexpr int kSingleBlockSumItemsPerThread = 16;
+constexpr int kSingleBlockSumItemsPerThread = 4;
 constexpr int kSingleBlockSumItems = kSingleBlockSumThreads * kSingleBlockSumItemsPerThread;
 
 /** out[k] = in[0] + ... + in[k-1] for k < n, out[n] = the total; one block, a run of items per thread. In place
