@@ -423,13 +423,18 @@ void deviceOutputFromStaging(OutputArray out, void* staged, int rows, int cols, 
                   "cudaMemcpy2DAsync (statistics from the staging)");
 }
 
+/** An output the caller gave as a host Mat (pageable: neither a GpuMat nor a cuda::HostMem). */
+bool isHostMat(OutputArray out)
+{
+    return out.needed() && out.kind() != _InputArray::CUDA_GPU_MAT && out.kind() != _InputArray::CUDA_HOST_MEM;
+}
+
 /** Queues the copy of a narrow device output `d` (packed stats or centroids) into `staging` when `out` is a host
 Mat, and returns where it will be (hostOutputFromStaging() delivers it once the stream is waited for); null
 when `out` is not a host Mat or `d` is not packed. */
 void* stageIfHost(OutputArray out, const GpuMat& d, PinnedArena& staging, cudaStream_t s)
 {
-    if (!out.needed() || d.empty() || out.kind() == _InputArray::CUDA_GPU_MAT || out.kind() == _InputArray::CUDA_HOST_MEM ||
-        !d.isContinuous())
+    if (!isHostMat(out) || d.empty() || !d.isContinuous())
         return nullptr;
     const size_t bytes = d.rows * d.step;
     void* p = staging.take(bytes);
@@ -760,10 +765,12 @@ int cudacca::connectedComponents(InputArray _image, OutputArray _labels, OutputA
     // waits for the stream by itself, once per output: H100, 2048^2, two labels, the free function took
     // 122 us against an analyzer's 93. Many rows keep that copy, whose bus transfer overlaps its host copy
     // (past about kMinHostStagingRows rows, the host copy from pinned memory costs more than the waits).
-    const bool viaStaging = !r.hostOutputs && labelCount <= kMinHostStagingRows;
+    // The staging is made once, for kMinHostStagingRows rows (as the one-launch path's), and only when an output
+    // is a host Mat: growing it to each new N would free and allocate pinned memory call after call.
+    const bool viaStaging = !r.hostOutputs && labelCount <= kMinHostStagingRows && (isHostMat(_stats) || isHostMat(_centroids));
     PinnedArena& staging = threadStaging();
     if (viaStaging)
-        staging.beginCall(stagingBytes(static_cast<size_t>(labelCount)));
+        staging.beginCall(stagingBytes(kMinHostStagingRows));
     void* stagedStats = viaStaging ? stageIfHost(_stats, c.statistics.stats, staging, c.stream) : nullptr;
     void* stagedCentroids = viaStaging ? stageIfHost(_centroids, c.statistics.centroids, staging, c.stream) : nullptr;
     if (!stagedStats)

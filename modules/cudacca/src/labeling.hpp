@@ -62,9 +62,6 @@ public:
     /** After labelAndRank: a bound of the number of labels known to the host without waiting (the runs,
     or the run table's bound, plus the background). */
     virtual size_t labelBound() const = 0;
-    /** After labelAndRank: its d_componentCount. The analysis of a run labeling reads it and does nothing when
-    its accumulators hold fewer labels than that + 1 (they may be sized before the host knows N). */
-    virtual const int* componentCount() const = 0;
 };
 
 /** A Labeling that keeps nothing between calls: one function. */

@@ -835,7 +835,6 @@ public:
                       int* h_scratch, cudaStream_t stream) override;
     void writeLabels(void* labels, size_t step, bool labels16u, cudaStream_t stream) const override;
     size_t labelBound() const override { return runs_ + 1; }
-    const int* componentCount() const override { return componentCount_; }
 
     /** Queues the statistics of every label, with the runs' features merged as `merge` says. */
     void accumulate(RunFeatureMerge merge, const StatsAccumulators& stats, cudaStream_t stream) const;
@@ -851,7 +850,7 @@ private:
     bool onTheFly_;
     bool featuresReady_ = false; //!< OTF ran with features: they sit at the roots
     bool ranked_ = false;
-    const int* componentCount_ = nullptr; //!< the last labelAndRank's d_componentCount
+    const int* componentCount_ = nullptr; //!< the last labelAndRank's d_componentCount: accumulate() reads N there
     RunTable table_ = {};
     size_t runs_ = 0;              //!< slots in the run table: the runs, or their bound (small images)
     void* scanTemp_ = nullptr;
