@@ -5,9 +5,10 @@
 // Standalone (no OpenCV): the kernel's sources are compiled into this one translation unit.
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I modules/cudacca/src -o one_launch_phases perf/one_launch_phases.cu
-//   ./one_launch_phases [side 512] [g 1] [d 0.5] [connectivity 8] [calls 200] [frames 1] [host 0]
+//   ./one_launch_phases [side 512] [g 1] [d 0.5] [connectivity 8] [calls 200] [frames 1] [host 0] [stats 1]
 // frames > 1: the batched kernel (oneLaunchFrames, applyBatch's) over that many copies of the image.
 // host 1: stats and centroids to mapped pinned host memory, as for a caller's host Mat (single frame).
+// stats 0: labels only (the kernel without statistics, as for stats and centroids noArray()).
 // Besides the phases (block 0's view), "call" is the median time from before the launch to after it, as CUDA
 // events see it (launch, every block's last write and exit included).
 // After the timed calls, each frame's labels are checked against a CPU labeling: EXACT, or MISMATCH (exit 1).
@@ -57,6 +58,7 @@ int main(int argc, char** argv)
     const int calls = argc > 5 ? std::atoi(argv[5]) : 200;
     const int frames = argc > 6 ? std::atoi(argv[6]) : 1;
     const bool toHost = argc > 7 && std::atoi(argv[7]) != 0 && frames == 1;
+    const bool wantStats = argc <= 8 || std::atoi(argv[8]) != 0;
 
     std::mt19937 rng(1);
     std::uniform_real_distribution<double> u(0, 1);
@@ -94,9 +96,9 @@ int main(int argc, char** argv)
     o.labels = labels;
     o.labelsStep = sizeof(int) * side;
     o.maxLabel = 0x7fffffff;
-    o.wantStats = true;
-    o.stats = stats;
-    o.centroids = centroids;
+    o.wantStats = wantStats;
+    o.stats = wantStats ? stats : nullptr;
+    o.centroids = wantStats ? centroids : nullptr;
     o.statsStep = sizeof(int) * 5;
     o.centroidsStep = sizeof(double) * 2;
     o.capacity = bound;
@@ -104,7 +106,7 @@ int main(int argc, char** argv)
     o.count = count;
     int* hostStats = nullptr;
     double* hostCentroids = nullptr;
-    if (toHost)
+    if (toHost && wantStats)
     {
         checkCuda(cudaHostAlloc(&hostStats, sizeof(int) * 5 * bound, cudaHostAllocMapped), "cudaHostAlloc");
         checkCuda(cudaHostAlloc(&hostCentroids, sizeof(double) * 2 * bound, cudaHostAllocMapped), "cudaHostAlloc");
@@ -133,7 +135,7 @@ int main(int argc, char** argv)
         unsigned long long t[7];
         checkCuda(cudaMemcpyFromSymbol(t, g_phaseNs, sizeof(t)), "cudaMemcpyFromSymbol");
         if (i >= 10)
-            for (int k = 1; k < 7; ++k)
+            for (int k = 1; k < (wantStats ? 7 : 5); ++k) // labels only: the kernel returns after phase 5
                 us[k].push_back((t[k] - t[k - 1]) / 1000.0);
     }
     // Exact check of every frame's labels against a CPU labeling (raster order of first pixels).
@@ -180,7 +182,7 @@ int main(int argc, char** argv)
                 frames > 1 ? count[frames] : *count);
     double total = 0;
     const char* names[] = { "", "init", "unite", "flatten", "rank", "labels+stats", "finish" };
-    for (int k = 1; k < 7; ++k)
+    for (int k = 1; k < (wantStats ? 7 : 5); ++k)
     {
         std::nth_element(us[k].begin(), us[k].begin() + us[k].size() / 2, us[k].end());
         const double m = us[k][us[k].size() / 2];
@@ -188,6 +190,7 @@ int main(int argc, char** argv)
         std::printf(" %s %.1f", names[k], m);
     }
     std::nth_element(callUs.begin(), callUs.begin() + callUs.size() / 2, callUs.end());
-    std::printf(" | sum %.1f | call %.1f%s\n", total, callUs[callUs.size() / 2], toHost ? " (host stats)" : "");
+    std::printf(" | sum %.1f | call %.1f%s\n", total, callUs[callUs.size() / 2],
+                !wantStats ? " (labels only: phase 5, the labels, is call - sum)" : toHost ? " (host stats)" : "");
     return exact ? 0 : 1;
 }
