@@ -267,6 +267,11 @@ TEST(CUDACCA_Async, ReplayedInACudaGraph)
     const int capacity = 20000;
     AsyncOutputs o(size, CV_32S, capacity);
     input.upload(randomBlockImage(size, 0.4, 2, rng));
+    // The uploads above ran on the legacy default stream, which a non-blocking stream does not wait for, and an
+    // upload from pageable memory may return before its copy has landed: without this wait the call could read
+    // an image (or overwrite poison) still being copied, seen as "centroids differ" and an illegal address in
+    // shards run side by side (sessions 20 and 21).
+    cv::cuda::Stream::Null().waitForCompletion();
     a->applyAsync(input, o.labels, o.stats, o.centroids, o.count, stream); // outside capture: sizes the memory
     stream.waitForCompletion();
 
@@ -293,9 +298,12 @@ TEST(CUDACCA_Async, ReplayedInACudaGraph)
     {
         const cv::Mat img = randomBlockImage(size, 0.2 + 0.15 * replay, 1 + replay, rng);
         const CCResult ref = cpuReference(img, 8);
-        input.upload(img);
-        o.stats.upload(poisonedStats(capacity));
-        o.centroids.upload(poisonedCentroids(capacity));
+        // On the graph's stream, so that the replay follows them (see the wait above); the host Mats outlive
+        // the stream's synchronization below.
+        const cv::Mat statsPoison = poisonedStats(capacity), centroidsPoison = poisonedCentroids(capacity);
+        input.upload(img, stream);
+        o.stats.upload(statsPoison, stream);
+        o.centroids.upload(centroidsPoison, stream);
         ASSERT_EQ(cudaSuccess, cudaGraphLaunch(exec, raw));
         ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(raw));
         SCOPED_TRACE(cv::format("replay %d, N = %d", replay, ref.n));
