@@ -3,10 +3,10 @@
 
 // The shared analysis stage, used by every labeling algorithm (doc/design.md): from the LabelForest to
 // OpenCV's labels, statistics and centroids.
-//  compressAndRank      one warp per SEGMENT of 256, 512 or 1024 raster pixels (segmentShift): flattens each
-//                       path to its root (the Compression of Bolelli et al. 2024, III-B-1) and ranks the segment's
-//                       roots; a scan of the segments' root counts (exclusive_sum.cuh) then makes offset + rank + 1
-//                       the CPU's label.
+//  compressAndRank      one warp per SEGMENT of 1024 raster pixels (256 in a forest of under 2^24 nodes:
+//                       a small image, or a run table of a few thousand runs, still fills the GPU): flattens each path to its root (the
+//                       Compression of Bolelli et al. 2024, III-B-1) and ranks the segment's roots; a
+//                       scan of the segments' root counts (exclusive_sum.cuh) then makes offset + rank + 1 the CPU's label.
 //  relabelAndAccumulate same segments: every pixel writes its final label; the statistics ride on this
 //                       pass, one set of atomics per row run (Lemaitre et al. 2021, section 3.1).
 //  finalizeStatistics   one thread per label: the CPU's layout, with the CPU's arithmetic for centroids.
@@ -31,24 +31,15 @@ using device::runFeatures;
 constexpr int kChunkBatch = 8; //!< chunks (32 pixels) whose loads a warp issues together
 constexpr int kWarpsPerBlock = 8;
 constexpr int kBlockThreads = kWarpsPerBlock * kWarpSize;
-//! Forests of fewer nodes take short segments. A warp works through its segment's batches one after
+//! Forests of fewer nodes take the short segments. A warp works through its segment's batches one after
 //! another, each two dependent memory latencies long, so long segments leave a small forest with few
 //! warps that mostly wait (a run table of 8192 runs, an 8192^2 all-foreground image: 8 warps); the H100
 //! holds over 8000 warps. Short segments cost a larger scan of the segment counts, which only matters
 //! for large forests.
 constexpr long long kShortSegmentNodes = 1ll << 24;
 
-/** log2 of the pixels (nodes) per segment: 256 (one batch), 512 or 1024 (4 batches). The shortest that
-keeps the segments' scan in one kernel (exclusive_sum.cuh: up to kSingleBlockSumItems, against CUB's two and
-a memset), which segments of 512 and 1024 do for forests of 1M to 4M nodes (a 2048^2 image; the run table of
-one, sized by its bound); otherwise 256 below kShortSegmentNodes, 1024 above. */
-int segmentShift(long long pixels)
-{
-    for (int shift = 8; shift <= 10; ++shift)
-        if (((pixels + (1ll << shift) - 1) >> shift) <= kSingleBlockSumItems)
-            return shift;
-    return pixels < kShortSegmentNodes ? 8 : 10;
-}
+/** log2 of the pixels (nodes) per segment: 1024 (4 batches), or 256 (one batch) for a small forest. */
+int segmentShift(long long pixels) { return pixels < kShortSegmentNodes ? 8 : 10; }
 
 int segmentCount(int rows, int cols)
 {
@@ -368,9 +359,10 @@ void compressAndRank(const LabelForest& forest, void* scratch, size_t scratchByt
         forest, pixels, d_liveNodes, s.segments, s.shift, s.counts);
     checkLaunch("compressAndRank");
 
-    // offsets[segments] is the number of components, copied to d_componentCount.
-    exclusiveSumWithTotal(s.scanTemp, s.scanTempBytes, s.counts, s.offsets, s.segments, stream, "segment offsets",
-                          d_componentCount);
+    // offsets[segments] is the number of components.
+    exclusiveSumWithTotal(s.scanTemp, s.scanTempBytes, s.counts, s.offsets, s.segments, stream, "segment offsets");
+    checkCuda(cudaMemcpyAsync(d_componentCount, s.offsets + s.segments, sizeof(int), cudaMemcpyDeviceToDevice, stream),
+              "cudaMemcpyAsync (component count)");
 }
 
 size_t statsAccumulatorBytes(int labelCount)

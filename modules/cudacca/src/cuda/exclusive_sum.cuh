@@ -24,12 +24,10 @@ constexpr int kSingleBlockSumThreads = 1024;
 constexpr int kSingleBlockSumItemsPerThread = 4;
 constexpr int kSingleBlockSumItems = kSingleBlockSumThreads * kSingleBlockSumItemsPerThread;
 
-/** out[k] = in[0] + ... + in[k-1] for k < n, out[n] = the total (and *total, when given); one block, a run of
-items per thread. In place (in == out) is safe: every thread loads its items before the block scan's barriers
-and stores after them. */
+/** out[k] = in[0] + ... + in[k-1] for k < n, out[n] = the total; one block, a run of items per thread. In place
+(in == out) is safe: every thread loads its items before the block scan's barriers and stores after them. */
 template <typename T>
-__global__ void __launch_bounds__(kSingleBlockSumThreads)
-singleBlockExclusiveSumKernel(const T* in, T* out, int n, T* total)
+__global__ void __launch_bounds__(kSingleBlockSumThreads) singleBlockExclusiveSumKernel(const T* in, T* out, int n)
 {
     using BlockScan = cub::BlockScan<T, kSingleBlockSumThreads>;
     __shared__ typename BlockScan::TempStorage temp;
@@ -52,11 +50,7 @@ singleBlockExclusiveSumKernel(const T* in, T* out, int n, T* total)
         prefix += v[i];
     }
     if (threadIdx.x == kSingleBlockSumThreads - 1) // its prefix has passed every item by now
-    {
         out[n] = prefix;
-        if (total)
-            *total = prefix;
-    }
 }
 
 /** Bytes of temporary device memory that exclusiveSumWithTotal() needs for n items. */
@@ -71,24 +65,20 @@ size_t exclusiveSumTempBytes(int n)
     return bytes;
 }
 
-/** Queues out[k] = in[0] + ... + in[k-1] for k < n and out[n] = the total, also copied to *total when given (one
-device item). `in` and `out` hold n + 1 items each (in == out allowed); in[n] may be overwritten. `temp`:
-exclusiveSumTempBytes<T>(n) bytes. */
+/** Queues out[k] = in[0] + ... + in[k-1] for k < n and out[n] = the total. `in` and `out` hold n + 1 items each
+(in == out allowed); in[n] may be overwritten. `temp`: exclusiveSumTempBytes<T>(n) bytes. */
 template <typename T>
-void exclusiveSumWithTotal(void* temp, size_t tempBytes, T* in, T* out, int n, cudaStream_t stream, const char* what,
-                           T* total = nullptr)
+void exclusiveSumWithTotal(void* temp, size_t tempBytes, T* in, T* out, int n, cudaStream_t stream, const char* what)
 {
     if (n <= kSingleBlockSumItems)
     {
-        singleBlockExclusiveSumKernel<T><<<1, kSingleBlockSumThreads, 0, stream>>>(in, out, n, total);
+        singleBlockExclusiveSumKernel<T><<<1, kSingleBlockSumThreads, 0, stream>>>(in, out, n);
         checkLaunch(what);
         return;
     }
     // CUB's scan of n + 1 items with in[n] = 0 leaves the total in out[n].
     checkCuda(cudaMemsetAsync(in + n, 0, sizeof(T), stream), what);
     checkCuda(cub::DeviceScan::ExclusiveSum(temp, tempBytes, in, out, n + 1, stream), what);
-    if (total)
-        checkCuda(cudaMemcpyAsync(total, out + n, sizeof(T), cudaMemcpyDeviceToDevice, stream), what);
 }
 
 } // namespace
