@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Compares two benchmark runs (results.csv of cudacca_bench, doc/benchmarks.md): for every case that both hold
+(library, algorithm, variant, size, g, density, connectivity), the ratio NEW / BASE of median_us, summarized per
+group as a geometric mean with the smallest and largest ratio (below 1: NEW is faster). For A/B runs of two
+builds on one machine ("Comparing two builds" in doc/benchmarks.md), and for reading one commit's run against
+the committed one.
+
+    python3 perf/compare.py BASE.csv NEW.csv [--by algorithm,variant,g] [--library cudacca] [--algorithm DEFAULT]
+                                             [--worst 5]
+"""
+import argparse
+import collections
+import csv
+import math
+import sys
+
+KEY = ("library", "algorithm", "variant", "width", "height", "g", "density", "connectivity")
+
+
+def load(path):
+    with open(path, newline="") as f:
+        return {tuple(r[k] for k in KEY): r for r in csv.DictReader(f)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("base")
+    ap.add_argument("new")
+    ap.add_argument("--by", default="library,algorithm,variant,g",
+                    help="columns that make a group (default: library,algorithm,variant,g)")
+    ap.add_argument("--library", help="only this library's rows")
+    ap.add_argument("--algorithm", help="only this algorithm's rows")
+    ap.add_argument("--worst", type=int, default=0, help="also print the N cases with the largest ratio")
+    a = ap.parse_args()
+    by = a.by.split(",")
+    for column in by:
+        if column not in KEY:
+            sys.exit("--by: %s is not one of %s" % (column, ", ".join(KEY)))
+
+    base, new = load(a.base), load(a.new)
+    groups = collections.defaultdict(list)
+    cases = []
+    for key, row in new.items():
+        old = base.get(key)
+        if old is None or (a.library and row["library"] != a.library) or (a.algorithm and row["algorithm"] != a.algorithm):
+            continue
+        ratio = float(row["median_us"]) / float(old["median_us"])
+        groups[tuple(row[c] for c in by)].append(ratio)
+        cases.append((ratio, key))
+    if not cases:
+        sys.exit("no case is in both runs")
+    print("%s  n  geomean NEW/BASE  min  max" % "  ".join(by))
+    for group in sorted(groups):
+        r = groups[group]
+        geomean = math.exp(sum(math.log(x) for x in r) / len(r))
+        print("%s  %d  %.3f  %.3f  %.3f" % ("  ".join(group), len(r), geomean, min(r), max(r)))
+    for ratio, key in sorted(cases, reverse=True)[:a.worst]:
+        print("worst %.3f  %s" % (ratio, " ".join(key)))
+
+
+if __name__ == "__main__":
+    main()
