@@ -13,6 +13,11 @@
 #   large      16384^2, 32768^2 and 46340^2 images against the CPU (CUDACCA_LARGE_TESTS=1)
 #   bench      the cross-library benchmark (cudacca_bench, doc/benchmarks.md) into $OUT/bench, then
 #              perf/peers.py (CuPy) and perf/plot.py's summary; CUDACCA_BENCH_ARGS (e.g. --quick) go to the bench
+#   ab         A/B of builds (doc/benchmarks.md, "Comparing two builds"): the bundle's benchmark once per library
+#              variant staged by scripts/stage_ab_library.sh in BUNDLE/var/ (CUDACCA_AB_VARIANTS: names, the
+#              first is the base; default all, in name order), CUDACCA_AB_ROUNDS rounds (1), with
+#              CUDACCA_BENCH_ARGS (default --sizes 2048 --interleave), then perf/compare.py of each run against
+#              the base's first
 # Each device command may run 10 minutes: run fuzz, sanitizer and large as separate commands.
 # Binaries may come from the build tree (default) or from a bundle made by stage_gpu_bundle.sh:
 #   CUDACCA_VERIFY="fuzz" scripts/gpu_verify.sh [bundle dir with bin/ lib/ python/]
@@ -127,6 +132,33 @@ if want bench; then
   fi
   # summary.md only: the plots are drawn from results.csv afterwards (few files in $out/bench)
   python3 "$root/perf/plot.py" "$out/bench/results.csv" --out "$out/bench" --no-plots 2>&1 | tail -n 3
+fi
+
+if want ab; then
+  echo "== A/B benchmark"
+  if [ -z "${bundle:-}" ] || [ ! -d "$bundle/var" ]; then
+    echo "ab: no library variants (scripts/stage_ab_library.sh puts them in BUNDLE/var)"; status=1
+  else
+    variants=${CUDACCA_AB_VARIANTS:-$(ls "$bundle/var")}
+    base=""
+    for round in $(seq 1 "${CUDACCA_AB_ROUNDS:-1}"); do
+      for v in $variants; do
+        run=$out/ab/${v}_$round; mkdir -p "$run"
+        LD_LIBRARY_PATH=$bundle/var/$v:$LD_LIBRARY_PATH ldd "$bin/cudacca_bench" | grep -o 'libopencv_cudacca[^ ]* => [^ ]*'
+        LD_LIBRARY_PATH=$bundle/var/$v:$LD_LIBRARY_PATH "$bin/cudacca_bench" --out "$run" \
+          --commit "$(head -1 "$bundle/var/$v/COMMIT" 2>/dev/null || echo "$v")" --data "$root/samples/data" \
+          --inputs-dir "$root/build/bench-inputs" ${CUDACCA_BENCH_ARGS:---sizes 2048 --interleave} >"$run/bench.log" 2>&1 || status=1
+        echo "$v round $round: $(tail -n 1 "$run/bench.log")"
+        rm -f "$run/inputs.csv"
+        [ -n "$base" ] || base=$run/results.csv
+      done
+    done
+    for run in "$out"/ab/*/results.csv; do
+      [ "$run" = "$base" ] && continue
+      echo "-- $(basename "$(dirname "$run")") against $(basename "$(dirname "$base")") (time ratio, below 1: faster)"
+      python3 "$root/perf/compare.py" "$base" "$run" --by library,algorithm,variant,g --worst 3
+    done
+  fi
 fi
 
 echo
