@@ -359,14 +359,23 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
                         add(i - cols + 1);
                 }
             }
-            const int rootA = partners ? device::findRootHalving(forest, i) : -1;
+            // The roots of the pixel and of its partners, walked together (one round of loads for all four),
+            // then the unions. A root found here may be linked by another lane before our union: uniteHalving
+            // finds the roots again, and a pair skipped as a duplicate still joins two trees that only grow.
+            static_assert(kInFlight >= 4, "the pixel and its three partners walked together");
+            int node[kInFlight];
+#pragma unroll
+            for (int u = 0; u < kInFlight; ++u)
+                node[u] = partners == 0 || u > partners ? -1 : u == 0 ? i : u == 1 ? partner0 : u == 2 ? partner1 : partner2;
+            rootsOf(forest, node);
+            const int rootA = node[0];
             for (int q = 0; __any_sync(kFullMask, q < partners); ++q)
             {
                 unsigned long long pair = ~0ull; // none
                 int rootB = -1;
                 if (q < partners)
                 {
-                    rootB = device::findRootHalving(forest, q == 0 ? partner0 : q == 1 ? partner1 : partner2);
+                    rootB = q == 0 ? node[1] : q == 1 ? node[2] : node[3];
                     if (rootB != rootA)
                         pair = static_cast<unsigned long long>(min(rootA, rootB)) << 32 | static_cast<unsigned>(max(rootA, rootB));
                 }
