@@ -2,7 +2,12 @@
 # The GPU verification run: on a machine with an NVIDIA GPU, runs the parts named in CUDACCA_VERIFY
 # (default "accuracy python samples perf") and prints a compact summary last. Parts:
 #   accuracy   the whole accuracy suite (opencv_test_cudacca; large-image tests skip); CUDACCA_GTEST_FILTER (a
-#              gtest filter) and CUDACCA_TEST_ALGORITHMS (the parameterized rows) narrow it
+#              gtest filter) and CUDACCA_TEST_ALGORITHMS (the parameterized rows) narrow it.
+#              CUDACCA_ACCURACY_SHARDS runs it as parallel processes, one per algorithm list: "A" or "B" (the two
+#              halves of the whole suite, one device command each, see doc/verification.md), or lists separated
+#              by ";" (e.g. "DEFAULT,FLSL;KE,BKE"); each shard stops after CUDACCA_ACCURACY_SECONDS (540), and the
+#              summary adds the shards up. Shards skip CUDACCA_Memory.OutOfDeviceMemory (it takes the whole GPU's
+#              memory from the others); half A runs it alone afterwards
 #   python     the Python binding tests
 #   samples    the C++ and Python samples with --check
 #   perf       a short perf run (CUDACCA_PERF_ARGS)
@@ -42,11 +47,43 @@ parts=" ${CUDACCA_VERIFY:-accuracy python samples perf} "
 want() { [[ "$parts" == *" $1 "* ]]; }
 status=0
 
+# The whole suite in two halves of four shards each, balanced by the per-algorithm times of session 22's run
+# (doc/verification.md): the slow iterative algorithms (NP, LNP, DPL, RASMUSSEN, 8DLS, M8DLS) in half B.
+shards_A="DEFAULT,FLSL,FLSL_CD;FLSL_OTF,KE,BKE;UF,BUF,HA,TMK;OLE,RCU"
+shards_B="NP,RASMUSSEN;LNP,DPL;8DLS,M8DLS;LE,STAVA,BRB,BE,LBUF,ACCL,DLP,C_SAUF,C_BBDT,C_DRAG"
 if want accuracy; then
   echo "== accuracy suite"
-  "$bin/opencv_test_cudacca" --gtest_filter="${CUDACCA_GTEST_FILTER:-*}" --gtest_output=xml:"$out/accuracy.xml" \
-    >"$out/accuracy.log" 2>&1 || status=1
-  tail -n 5 "$out/accuracy.log"
+  shards=${CUDACCA_ACCURACY_SHARDS:-}
+  [ "$shards" = A ] && shards=$shards_A
+  [ "$shards" = B ] && shards=$shards_B
+  if [ -z "$shards" ]; then
+    "$bin/opencv_test_cudacca" --gtest_filter="${CUDACCA_GTEST_FILTER:-*}" --gtest_output=xml:"$out/accuracy.xml" \
+      >"$out/accuracy.log" 2>&1 || status=1
+    tail -n 5 "$out/accuracy.log"
+  else
+    IFS=';' read -r -a lists <<< "$shards"
+    filter=${CUDACCA_GTEST_FILTER:-*}
+    [[ "$filter" == *-* ]] && filter="$filter:CUDACCA_Memory.OutOfDeviceMemory" || filter="$filter-CUDACCA_Memory.OutOfDeviceMemory"
+    pids=()
+    for i in "${!lists[@]}"; do
+      CUDACCA_TEST_ALGORITHMS=${lists[$i]} timeout "${CUDACCA_ACCURACY_SECONDS:-540}" "$bin/opencv_test_cudacca" \
+        --gtest_filter="$filter" \
+        --gtest_output=xml:"$out/accuracy_$i.xml" >"$out/accuracy_$i.log" 2>&1 &
+      pids+=($!)
+    done
+    for i in "${!lists[@]}"; do
+      wait "${pids[$i]}"; rc=$?
+      [ $rc -eq 0 ] || status=1
+      echo "shard $i (${lists[$i]}): rc=$rc, $(grep -cE '^\[       OK \]' "$out/accuracy_$i.log") passed, $(grep -cE '^\[  FAILED  \]' "$out/accuracy_$i.log") failure lines$([ $rc -eq 124 ] && echo ', STOPPED AT THE TIME LIMIT')"
+    done
+    if [ "${CUDACCA_ACCURACY_SHARDS}" = A ]; then
+      i=${#lists[@]}
+      "$bin/opencv_test_cudacca" --gtest_filter=CUDACCA_Memory.OutOfDeviceMemory --gtest_output=xml:"$out/accuracy_$i.xml" \
+        >"$out/accuracy_$i.log" 2>&1 || status=1
+      echo "then alone: $(grep -E '^\[ +(OK|FAILED) +\] CUDACCA_Memory' "$out/accuracy_$i.log" | head -1)"
+    fi
+    cat "$out"/accuracy_*.log > "$out/accuracy.log"
+  fi
   grep -E '^\[  FAILED  \]' "$out/accuracy.log" | head -20
   grep -E '^\[ (MEMORY|FUZZ) ' "$out/accuracy.log" > "$out/accuracy_figures.txt" || true
 fi
@@ -166,19 +203,26 @@ echo "================ SUMMARY (commit $commit, $(date -u +%F), ${gpu:-no GPU}) 
 python3 - "$out" <<'PY'
 import sys, xml.etree.ElementTree as ET, os, re
 out = sys.argv[1]
-def counts(name, log):
-    p = os.path.join(out, name)
-    if not os.path.exists(p): return "missing"
-    r = ET.parse(p).getroot()
-    t, f = int(r.get("tests", 0)), int(r.get("failures", 0)) + int(r.get("errors", 0))
+def counts(names, log):
+    # the shards' XML files are added up; a shard stopped at its time limit wrote none (its log says how far it got)
+    t = f = 0
+    for name in names:
+        r = ET.parse(os.path.join(out, name)).getroot()
+        t, f = t + int(r.get("tests", 0)), f + int(r.get("failures", 0)) + int(r.get("errors", 0))
     # OpenCV ts reports skips in the log only ("[ SKIPSTAT ] N tests skipped")
-    m = re.search(r"SKIPSTAT \] (\d+) tests? skipped", open(os.path.join(out, log)).read())
-    sk = int(m.group(1)) if m else 0
+    sk = sum(int(m) for m in re.findall(r"SKIPSTAT \] (\d+) tests? skipped", open(os.path.join(out, log)).read()))
     return f"{t} tests, {t - f - sk} passed, {f} failed, {sk} skipped"
-for part, xml, log in (("accuracy", "accuracy.xml", "accuracy.log"), ("fuzz", "fuzz.xml", "fuzz.log"),
-                       ("large", "large.xml", "large.log")):
-    if os.path.exists(os.path.join(out, xml)):
-        print(f"{part + ':':9}", counts(xml, log))
+shard_xml = sorted(n for n in os.listdir(out) if re.fullmatch(r"accuracy_\d+\.xml", n))
+for part, xmls, log in (("accuracy", ["accuracy.xml"] if os.path.exists(os.path.join(out, "accuracy.xml")) else shard_xml,
+                         "accuracy.log"), ("fuzz", ["fuzz.xml"], "fuzz.log"), ("large", ["large.xml"], "large.log")):
+    there = [x for x in xmls if os.path.exists(os.path.join(out, x))]
+    if there:
+        print(f"{part + ':':9}", counts(there, log))
+    if part == "accuracy":
+        logs = sorted(n for n in os.listdir(out) if re.fullmatch(r"accuracy_\d+\.log", n))
+        stopped = [n for n in logs if n[:-4] + ".xml" not in there]
+        if stopped:
+            print("          NO RESULT (stopped at the time limit, or crashed):", ", ".join(stopped))
 for name in ("accuracy.log", "fuzz.log", "large.log"):
     p = os.path.join(out, name)
     if os.path.exists(p):
@@ -198,7 +242,7 @@ for name in ("sample.log", "sample_py.log"):
     if os.path.exists(p):
         s = open(p).read(); print(f"{name:9}", "MATCH" if "MATCH" in s and "MISMATCH" not in s else "NO MATCH / error")
 if os.path.exists(os.path.join(out, "perf.xml")):
-    print("perf:    ", counts("perf.xml", "perf.log"))
+    print("perf:    ", counts(["perf.xml"], "perf.log"))
 p = os.path.join(out, "perf_throughput.txt")
 if os.path.exists(p):
     lines = open(p).read().splitlines()

@@ -110,6 +110,14 @@ TEST_P(CudaCCA, SingleRowAndColumn)
 // Every size from 1x1 to 67x67: block/warp/tile borders at every position
 // ---------------------------------------------------------------------------------------------------
 
+// CV_32S takes every size. CV_16U's labeling is CV_32S's; only the label stores differ, by row: it takes every
+// width at heights around the tile and warp borders (1-5, 15-17, 31-33, 63-65, 67) and every height at those
+// widths, 1785 images instead of 4489 (the test was half of the whole suite's GPU time: doc/verification.md).
+static bool nearTileBorder(int n)
+{
+    return n <= 5 || (n >= 15 && n <= 17) || (n >= 31 && n <= 33) || (n >= 63 && n <= 65) || n == 67;
+}
+
 TEST_P(CudaCCA, AllSizesUpTo67)
 {
     FailureBudget budget;
@@ -117,6 +125,8 @@ TEST_P(CudaCCA, AllSizesUpTo67)
     for (int h = 1; h <= 67; ++h)
         for (int w = 1; w <= 67; ++w)
         {
+            if (p.ltype == CV_16U && !nearTileBorder(h) && !nearTileBorder(w))
+                continue;
             const int variant = (w * 67 + h) % 4;
             const double d = variant <= 1 ? 0.5 : (variant == 2 ? 0.55 : 0.65);
             const int g = variant <= 1 ? 1 : variant;  // g = 1, 1, 2, 3
