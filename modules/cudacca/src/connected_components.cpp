@@ -334,15 +334,29 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
     const cudaStream_t s = c.stream;
     StreamBuffer countBuffer;
     int* d_componentCount = static_cast<int*>(countBuffer.allocate(sizeof(int), s));
-    runs.labelAndRank(image, c.connectivity, c.wantStats, d_componentCount, c.resources.pinnedCount, s);
+    // The labels do not depend on N. Into the caller's CV_32S GpuMat, when nothing can still refuse the
+    // call (CV_16U overflow, fixed-size stats), they are written while N travels to the host. Until then, when
+    // its pixels are contiguous, that GpuMat holds the run table (the runs' parents, then their labels): no
+    // table of our own (issue 12's memory; the two parts of the write: flsl_labeling.cu, LabelRows).
+    const bool labelsFirst = c.labelsOut.kind() == _InputArray::CUDA_GPU_MAT && c.ltype == CV_32S && !c.sizeCheckedLate;
+    RunLabeling::TableHome home;
+    if (labelsFirst)
+    {
+        c.labels = deviceOutput(c.labelsOut, image.rows, image.cols, CV_32SC1, c.labelsBuffer, s);
+        if (c.labels.isContinuous())
+        {
+            home.data = c.labels.data;
+            home.step = c.labels.step;
+            home.bytes = static_cast<size_t>(c.labels.rows) * c.labels.cols * sizeof(int);
+        }
+    }
+    runs.labelAndRank(image, c.connectivity, c.wantStats, d_componentCount, c.resources.pinnedCount, home, s);
 
     auto writeLabels = [&](int type) {
-        c.labels = deviceOutput(c.labelsOut, image.rows, image.cols, type, c.labelsBuffer, s);
+        if (!labelsFirst)
+            c.labels = deviceOutput(c.labelsOut, image.rows, image.cols, type, c.labelsBuffer, s);
         runs.writeLabels(c.labels.data, c.labels.step, type == CV_16U, s);
     };
-    // The labels do not depend on N. Into the caller's CV_32S GpuMat, when nothing can still refuse the
-    // call (CV_16U overflow, fixed-size stats), they are written while N travels to the host.
-    const bool labelsFirst = c.labelsOut.kind() == _InputArray::CUDA_GPU_MAT && c.ltype == CV_32S && !c.sizeCheckedLate;
     // Nor do the statistics, into accumulators sized without N (earlyStatsCapacity): accumulated while N
     // travels, so that the GPU does not wait for the host. They are ours, so a call refused after N has still
     // modified none of the caller's outputs.
@@ -365,6 +379,7 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
         c.statistics.acc.count = labelCount; // the labels finalized: 0 .. N-1 of the capacity
     else if (c.wantStats)
         accumulate(labelCount, nullptr);     // N did not fit: the early kernels did nothing
+    runs.finishLabels(s);                    // after the analysis: these rows overwrite the run table
     return labelCount;
 }
 

@@ -46,6 +46,16 @@ drives it instead of label(). */
 class RunLabeling : public Labeling
 {
 public:
+    /** Device memory the run table may live in instead of memory of its own: the caller's int32 label image,
+    its pixels contiguous (`bytes` = rows * cols * 4 from `data`, row y at y * step: nothing in that span belongs
+    to anybody else), unused until its pixels are written. A null `data`: none. */
+    struct TableHome
+    {
+        void* data = nullptr;
+        size_t step = 0;
+        size_t bytes = 0;
+    };
+
     /** Not used: a run labeling has no pixel forest (refuses with an internal error). */
     void label(const BinaryImage& image, const LabelForest& forest, int connectivity, bool wantStats,
                cudaStream_t stream) override;
@@ -53,12 +63,17 @@ public:
     /** Labels the runs of `image` and ranks their roots in raster order; queues the number of foreground
     components into *d_componentCount (device memory). May wait on the stream once (to size the run
     table), reading the count through `h_scratch`, a pinned host int. `image` must stay valid until the
-    call's analysis is queued. */
+    call's analysis is queued. With a `home`, the run table (its parents, then the runs' labels) lives there;
+    the labels must then be written into that image, in two parts (writeLabels, finishLabels). */
     virtual void labelAndRank(const BinaryImage& image, int connectivity, bool wantStats, int* d_componentCount,
-                              int* h_scratch, cudaStream_t stream) = 0;
+                              int* h_scratch, const TableHome& home, cudaStream_t stream) = 0;
     /** Queues the write of every pixel's final label (0 = background, 1..N-1 in raster order of first
-    pixels) into `labels`, int32 or uint16, rows `step` bytes apart: the only write of the label image. */
+    pixels) into `labels`, int32 or uint16, rows `step` bytes apart: the only write of the label image. When
+    the run table lives in `labels` (labelAndRank's home), this writes the rows past the table only; the
+    analysis, which reads the runs' labels, must be queued before finishLabels() writes the rest. */
     virtual void writeLabels(void* labels, size_t step, bool labels16u, cudaStream_t stream) const = 0;
+    /** The rows that held the run table, when it lived in the label image (nothing otherwise). */
+    virtual void finishLabels(cudaStream_t stream) const = 0;
     /** After labelAndRank: a bound of the number of labels known to the host without waiting (the runs,
     or the run table's bound, plus the background). */
     virtual size_t labelBound() const = 0;

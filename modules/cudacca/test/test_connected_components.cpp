@@ -438,6 +438,67 @@ TEST_P(CudaCCA, LabelsOutputRoi)
     }
 }
 
+TEST_P(CudaCCA, ContinuousLabelsHoldTheRunTable)
+{
+    // The run-table pipeline (CCA_FLSL*, CCA_DEFAULT above 2^21 pixels) keeps its run table inside a CV_32S
+    // GpuMat whose pixels are contiguous until it writes the labels, over the table last (runPipeline;
+    // flsl_labeling.cu, LabelRows). Labels given as a continuous GpuMat of their own, with stats, and as a band
+    // of whole rows of a continuous parent whose other rows are poisoned (they must stay so), labels only.
+    // Sizes on both sides of the one-launch path's limit (2^21 pixels) and of the run table's bound (2^23);
+    // g = 1, d = 25 % has more labels than the statistics' early capacity (16384: accumulated again after N).
+    if (p.ltype != CV_32S)
+        return; // only CV_32S labels hold the table
+    const bool runTable = p.algorithm == cv::cuda::CCA_DEFAULT || p.algorithm == cv::cuda::CCA_FLSL ||
+                          p.algorithm == cv::cuda::CCA_FLSL_CD || p.algorithm == cv::cuda::CCA_FLSL_OTF;
+    struct Case { cv::Size size; double density; int granularity; bool large; };
+    const Case cases[] = { { {1, 1}, 0.5, 1, false },       { {1531, 1}, 0.5, 1, false },
+                           { {1, 2001}, 0.5, 1, false },    { {640, 480}, 0.5, 1, false },
+                           { {1531, 997}, 0.25, 1, false }, { {1500, 1500}, 0.25, 1, true },
+                           { {2048, 2048}, 0.6, 4, true },  { {4096, 2100}, 0.25, 1, true },
+                           { {4099, 2100}, 0.5, 2, true },  { {4096, 2100}, 0.95, 1, true } };
+    std::mt19937 rng(testSeed());
+    for (const Case& k : cases)
+    {
+        if (k.large && !runTable)
+            continue;
+        const cv::Mat img = randomBlockImage(k.size, k.density, k.granularity, rng);
+        const CCResult ref = cpuReference(img, p.connectivity);
+        SCOPED_TRACE(cv::format("%s d=%.2f g=%d, N=%d, %s", sz(k.size).c_str(), k.density, k.granularity, ref.n,
+                                paramsName(p).c_str()));
+        cv::cuda::GpuMat dImg, dS, dC;
+        dImg.upload(img);
+
+        cv::cuda::GpuMat own = cv::cuda::createContinuous(k.size, CV_32SC1);
+        own.setTo(cv::Scalar(kPoisonLabel32));
+        const void* ownData = own.data;
+        int n = cv::cuda::connectedComponentsWithStats(dImg, own, dS, dC, p.connectivity, CV_32S, p.algorithm);
+        EXPECT_EQ(ref.n, n);
+        EXPECT_EQ(ownData, (const void*)own.data) << "the labels were reallocated";
+        cv::Mat l, st, ce;
+        own.download(l);
+        dS.download(st);
+        dC.download(ce);
+        EXPECT_TRUE(labelsEqual(expectedLabels(ref, CV_32S), l)) << "(continuous GpuMat)";
+        EXPECT_TRUE(statsEqual(ref.stats, st));
+        EXPECT_TRUE(centroidsEqual(ref.centroids, ce));
+
+        const cv::Mat parentPoison = poisonedLabels(cv::Size(k.size.width, k.size.height + 3), CV_32S);
+        cv::cuda::GpuMat parent = cv::cuda::createContinuous(parentPoison.size(), CV_32SC1);
+        parent.upload(parentPoison);
+        const cv::Rect band(0, 2, k.size.width, k.size.height);
+        cv::cuda::GpuMat dBand = parent(band);
+        ASSERT_TRUE(dBand.isContinuous());
+        n = cv::cuda::connectedComponentsWithStats(dImg, dBand, cv::noArray(), cv::noArray(), p.connectivity, CV_32S,
+                                                   p.algorithm);
+        EXPECT_EQ(ref.n, n);
+        cv::Mat expectedParent = parentPoison.clone(), parentAfter;
+        expectedLabels(ref, CV_32S).copyTo(expectedParent(band));
+        parent.download(parentAfter);
+        EXPECT_TRUE(labelsEqual(expectedParent, parentAfter)) << "(rows 2.. of a continuous parent, labels only: "
+                                                                  "the band exact, the rows around it poison)";
+    }
+}
+
 TEST_P(CudaCCA, StatsCentroidsOutputRoi)
 {
     // stats and centroids given as preallocated ROIs (N x 5, N x 2) of larger poisoned matrices.

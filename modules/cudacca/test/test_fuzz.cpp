@@ -313,12 +313,23 @@ static cv::Mat download(const cv::cuda::GpuMat& g, cv::cuda::Stream& stream)
 }
 
 /** A region of `big` holding a `size` matrix with random margins around it, all set to `fill`;
-`roi` is where the matrix is inside `whole`. */
+`roi` is where the matrix is inside `whole`. `tight`: no margins left and right and rows packed (`whole` and the
+matrix are continuous: the run-table pipeline then keeps its run table in CV_32S labels; the rows around must
+stay `fill`). */
 static void placeWithMargins(const cv::cuda::GpuMat& big, cv::Size size, int type, std::mt19937_64& rng,
-                             const cv::Scalar& fill, cv::cuda::Stream& stream, cv::cuda::GpuMat& whole, cv::Rect& roi)
+                             const cv::Scalar& fill, cv::cuda::Stream& stream, cv::cuda::GpuMat& whole, cv::Rect& roi,
+                             bool tight = false)
 {
-    const int l = (int)(rng() % 9), t = (int)(rng() % 5), r = (int)(rng() % 7), b = (int)(rng() % 5);
-    whole = FuzzWorkspace::view(big, 0, 0, size.width + l + r, size.height + t + b, type);
+    int l = (int)(rng() % 9), t = (int)(rng() % 5), r = (int)(rng() % 7), b = (int)(rng() % 5);
+    if (tight)
+    {
+        l = r = 0;
+        const size_t step = (size_t)size.width * CV_ELEM_SIZE(type);
+        CV_Assert((size.height + t + b) * step <= big.rows * big.step);
+        whole = cv::cuda::GpuMat(size.height + t + b, size.width, type, big.data, step);
+    }
+    else
+        whole = FuzzWorkspace::view(big, 0, 0, size.width + l + r, size.height + t + b, type);
     whole.setTo(fill, stream);
     roi = cv::Rect(l, t, size.width, size.height);
 }
@@ -400,6 +411,8 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
             const bool viaBatch = viaAnalyzer && !analyzerOutputs && !viaAsync && (route >> 17) % 3 == 0 &&
                                   inputMode != 2 && labelsMode != 2;
             const bool batchOf3 = viaBatch && (route >> 20) % 2 == 0;
+            // A third of the label ROIs are bands of whole rows of a continuous matrix (placeWithMargins).
+            const bool tightLabels = (route >> 28) % 3 == 0;
             // One in eight of the free function's 8-connectivity calls asks for the CPU's default numbering
             // (CCA_ORDER_CCL_DEFAULT) and is compared with cv::connectedComponentsWithStats' default (CCL_DEFAULT).
             const bool ordered = connectivity == 8 && !viaAnalyzer && (route >> 24) % 8 == 0;
@@ -410,7 +423,8 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
                 "seed 0x%016llx (replay: CUDACCA_FUZZ_REPLAY=0x%016llx): %s %dx%d %s, %s, input %s, labels %s, "
                 "stats %s, centroids %s%s", (unsigned long long)seed, (unsigned long long)seed, f.kind.c_str(), img.cols,
                 img.rows, cv::typeToString(img.type()).c_str(), paramsName(p).c_str(),
-                inputMode == 0 ? "GpuMat" : inputMode == 1 ? "GpuMat ROI" : "Mat", lNames[labelsMode],
+                inputMode == 0 ? "GpuMat" : inputMode == 1 ? "GpuMat ROI" : "Mat",
+                labelsMode == 0 && tightLabels ? "GpuMat band of whole rows (continuous)" : lNames[labelsMode],
                 analyzerOutputs && statsMode == 0 ? "the analyzer's" : sNames[statsMode],
                 analyzerOutputs && centroidsMode == 0 ? "the analyzer's" : sNames[centroidsMode],
                 viaAsync ? ", through ConnectedComponentsAnalyzer::applyAsync"
@@ -425,7 +439,7 @@ static std::string fuzzOne(uint64_t seed, FuzzWorkspace& ws, cv::cuda::Stream& s
             cv::Mat lHost, sHost, cHost;
             if (labelsMode == 0)
             {
-                placeWithMargins(ws.labels, img.size(), ltype, rng, labelPoison, stream, lWhole, lRoi);
+                placeWithMargins(ws.labels, img.size(), ltype, rng, labelPoison, stream, lWhole, lRoi, tightLabels);
                 lGpu = lWhole(lRoi);
             }
             else if (labelsMode == 2)

@@ -735,17 +735,39 @@ __device__ __forceinline__ void storeQuad(unsigned short* p, const int (&v)[4], 
             p[k] = static_cast<unsigned short>(v[k]);
 }
 
+/** Which rows writeLabelsKernel writes. The run table may live in the caller's int32 label image (slot k's label
+in bytes 4k .. 4k+3 of it, whose rows are contiguous: RunLabeling::TableHome); its rows are then written in two
+launches, with the analysis, which reads the runs' labels, queued between them (runPipeline). Why that is safe:
+row y covers the bytes y * step .. y * step + 4 cols - 1 and the table the bytes 0 .. 4 R - 1 (R runs), so the
+rows y >= y0 = ceil(4 R / step) (rowsOverTable) overwrite no slot. The first launch writes those rows, reading
+the table, and each row y < y0 copies its runs' labels, slots rowSlots[y] .. rowSlots[y+1] - 1, aside: together
+the slots 0 .. rowSlots[y0] - 1, every slot a row < y0 reads. The second writes the rows y < y0 from that copy,
+over the table, which nobody reads after it. */
+enum class LabelRows
+{
+    All,       //!< every row, from the run table (in memory of its own)
+    PastTable, //!< the rows past the table, from it; the rows over it copy their runs' labels aside
+    OverTable, //!< the rows over the table, from the copy
+};
+
+/** The rows of a label image with rows `step` bytes apart whose bytes hold the run table (see LabelRows). */
+__device__ __forceinline__ unsigned rowsOverTable(const RunTable& t, size_t step)
+{
+    const unsigned long long tableBytes = 4ull * t.rowSlots[t.rows];
+    return static_cast<unsigned>(min(static_cast<unsigned long long>(t.rows), (tableBytes + step - 1) / step));
+}
+
 /** Every pixel's final label, from the ranked run table: one warp per 32 consecutive bitmap words of a row
 (1024 pixels), lane i the word i. The lane fills its 32 labels piece by piece (a piece: the part of a run in
 the word; one runLabels load per piece, the slot from the word's bits and edge count as in
 RunTable::slotOf) into the warp's tile in shared memory; the warp then writes the tile as consecutive
 stores, 4 labels per lane (16 bytes for int32), 512 bytes per warp store. Measured on the H100 (8192^2):
 100 us on the full image, 103 at g = 16 and 123 at g = 1, against 117, 122 and 138 with a thread per 4
-pixels, each with its own loads and one 16-byte store. */
+pixels, each with its own loads and one 16-byte store. `part` and `saved`: LabelRows (int32 labels only). */
 template <typename LabelT>
 __global__ void __launch_bounds__(kRowThreads)
 writeLabelsKernel(const RunTable t, const int* runLabels, char* labels, size_t step, unsigned tilesPerRow,
-                  bool vectorRows)
+                  bool vectorRows, LabelRows part, int* saved)
 {
     constexpr int kPad = kWarpSize + 1; // a lane's 32 labels padded: the lanes fill their rows without bank conflicts
     __shared__ int tile[kRowsPerBlock][kWarpSize * kPad];
@@ -755,6 +777,14 @@ writeLabelsKernel(const RunTable t, const int* runLabels, char* labels, size_t s
     const unsigned y = task / tilesPerRow;
     if (y >= static_cast<unsigned>(t.rows)) // the whole warp
         return;
+    if (part != LabelRows::All && (part == LabelRows::PastTable) == (y < rowsOverTable(t, step)))
+    {
+        if (part == LabelRows::PastTable) // a row over the table: its runs' labels aside, spread over its tiles
+            for (unsigned k = t.rowSlots[y] + (task - y * tilesPerRow) * kWarpSize + lane; k < t.rowSlots[y + 1];
+                 k += tilesPerRow * kWarpSize)
+                saved[k] = runLabels[k];
+        return; // the whole warp
+    }
     const unsigned w = (task - y * tilesPerRow) * kWarpSize + lane; // this lane's word
     int* mine = tile[warp] + lane * kPad;
     if (w < static_cast<unsigned>(t.wordsPerRow))
@@ -832,8 +862,9 @@ public:
     explicit FullRunLabeling(bool onTheFly) : onTheFly_(onTheFly) {}
 
     void labelAndRank(const BinaryImage& image, int connectivity, bool wantStats, int* d_componentCount,
-                      int* h_scratch, cudaStream_t stream) override;
+                      int* h_scratch, const TableHome& home, cudaStream_t stream) override;
     void writeLabels(void* labels, size_t step, bool labels16u, cudaStream_t stream) const override;
+    void finishLabels(cudaStream_t stream) const override;
     size_t labelBound() const override { return runs_ + 1; }
 
     /** Queues the statistics of every label, with the runs' features merged as `merge` says. */
@@ -846,6 +877,8 @@ private:
     template <int kConnectivity>
     void unite(bool onTheFly, cudaStream_t stream);
     void compressRuns(cudaStream_t stream);
+    void launchWriteLabels(void* labels, size_t step, bool labels16u, LabelRows part, unsigned rows,
+                           cudaStream_t stream) const;
 
     bool onTheFly_;
     bool featuresReady_ = false; //!< OTF ran with features: they sit at the roots
@@ -856,8 +889,11 @@ private:
     void* scanTemp_ = nullptr;
     size_t scanBytes_ = 0;
     int* runLabels_ = nullptr;     //!< per slot: the parent, then (ranked) the run's final label
+    TableHome home_;               //!< runLabels_ is home_.data (the label image) when not null
+    int* savedLabels_ = nullptr;   //!< with a home: the labels of the runs of the rows over the table (LabelRows)
+    unsigned overTableRows_ = 0;   //!< with a home: a bound of rowsOverTable, the rows finishLabels() writes
     StreamBuffer tableBuffer_;     //!< bitmap, edge counts, row slots, scan storage
-    StreamBuffer runBuffer_;       //!< run parents / labels, ranking scratch
+    StreamBuffer runBuffer_;       //!< run parents / labels (without a home), ranking scratch, saved labels
     StreamBuffer featuresBuffer_;  //!< OTF: the feature table
     RunFeatures features_ = {};
 };
@@ -881,9 +917,10 @@ void FullRunLabeling::allocateTable(const BinaryImage& image, cudaStream_t strea
 }
 
 void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, bool wantStats,
-                                   int* d_componentCount, int* h_scratch, cudaStream_t stream)
+                                   int* d_componentCount, int* h_scratch, const TableHome& home, cudaStream_t stream)
 {
     ranked_ = featuresReady_ = false;
+    home_ = TableHome();
     componentCount_ = d_componentCount;
     allocateTable(image, stream);
     const int rows = table_.rows;
@@ -924,11 +961,29 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
 
     // 3. Nodes (parent = up link), unions (down links), compression, then the shared ranking on the
     // 1 x runs forest of slots, and its relabeling in place: runLabels_[slot] = the run's final label.
+    // In the label image when there is one to live in (the saved labels' bound: the rows over a table of
+    // runs_ slots, each with at most ceil(cols / 2) runs), else in memory of our own.
     const LabelForest slots = { nullptr, static_cast<int>(runs_), 1, static_cast<int>(runs_) };
-    const size_t parentBytes = alignUp(runs_ * sizeof(int));
     const size_t rankBytes = rankScratchBytes(slots.rows, slots.cols);
-    char* p = static_cast<char*>(runBuffer_.allocate(parentBytes + rankBytes, stream));
-    runLabels_ = reinterpret_cast<int*>(p);
+    void* rankScratch;
+    if (home.data && runs_ * sizeof(int) <= home.bytes)
+    {
+        home_ = home;
+        overTableRows_ = static_cast<unsigned>(
+            std::min<size_t>(rows, (runs_ * sizeof(int) + home.step - 1) / home.step));
+        const size_t saved = std::min(runs_, overTableRows_ * ((static_cast<size_t>(table_.cols) + 1) / 2));
+        char* p = static_cast<char*>(runBuffer_.allocate(alignUp(rankBytes) + saved * sizeof(int), stream));
+        rankScratch = p;
+        savedLabels_ = reinterpret_cast<int*>(p + alignUp(rankBytes));
+        runLabels_ = static_cast<int*>(home.data);
+    }
+    else
+    {
+        char* p = static_cast<char*>(runBuffer_.allocate(alignUp(runs_ * sizeof(int)) + rankBytes, stream));
+        runLabels_ = reinterpret_cast<int*>(p);
+        rankScratch = p + alignUp(runs_ * sizeof(int));
+        savedLabels_ = nullptr;
+    }
     if (onTheFly)
     {
         const size_t sums = alignUp(runs_ * sizeof(unsigned long long));
@@ -944,8 +999,8 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     withConnectivity(connectivity, [&](auto c) { unite<decltype(c)::value>(onTheFly, stream); });
     LabelForest forest = slots;
     forest.data = runLabels_;
-    compressAndRank(forest, p + parentBytes, rankBytes, d_componentCount, stream, table_.rowSlots + rows);
-    relabelAndAccumulate(forest, p + parentBytes, runLabels_, parentBytes, false, nullptr, stream,
+    compressAndRank(forest, rankScratch, rankBytes, d_componentCount, stream, table_.rowSlots + rows);
+    relabelAndAccumulate(forest, rankScratch, runLabels_, runs_ * sizeof(int), false, nullptr, stream,
                          table_.rowSlots + rows);
     ranked_ = true;
     featuresReady_ = onTheFly;
@@ -987,16 +1042,34 @@ void FullRunLabeling::writeLabels(void* labels, size_t step, bool labels16u, cud
 {
     if (!ranked_)
         checkCuda(cudaErrorInvalidValue, "FLSL: labels written before labeling");
+    if (home_.data && (labels != home_.data || step != home_.step || labels16u))
+        checkCuda(cudaErrorInvalidValue, "FLSL: labels written elsewhere than in the image that holds the run table");
+    launchWriteLabels(labels, step, labels16u, home_.data ? LabelRows::PastTable : LabelRows::All,
+                      static_cast<unsigned>(table_.rows), stream);
+}
+
+void FullRunLabeling::finishLabels(cudaStream_t stream) const
+{
+    if (home_.data && overTableRows_ > 0)
+        launchWriteLabels(home_.data, home_.step, false, LabelRows::OverTable, overTableRows_, stream);
+}
+
+/** writeLabelsKernel over the first `rows` rows. */
+void FullRunLabeling::launchWriteLabels(void* labels, size_t step, bool labels16u, LabelRows part, unsigned rows,
+                                        cudaStream_t stream) const
+{
     const unsigned tilesPerRow = (static_cast<unsigned>(table_.wordsPerRow) + kWarpSize - 1) / kWarpSize;
-    const unsigned blocks = blocksFor(static_cast<long long>(tilesPerRow) * table_.rows, kRowsPerBlock);
+    const unsigned blocks = blocksFor(static_cast<long long>(tilesPerRow) * rows, kRowsPerBlock);
     const size_t vectorBytes = labels16u ? 8 : 16;
     const bool vectorRows = reinterpret_cast<size_t>(labels) % vectorBytes == 0 && step % vectorBytes == 0;
     char* out = static_cast<char*>(labels);
+    const int* from = part == LabelRows::OverTable ? savedLabels_ : runLabels_;
     if (labels16u)
-        writeLabelsKernel<unsigned short><<<blocks, kRowThreads, 0, stream>>>(table_, runLabels_, out, step, tilesPerRow,
-                                                                            vectorRows);
+        writeLabelsKernel<unsigned short><<<blocks, kRowThreads, 0, stream>>>(table_, from, out, step, tilesPerRow,
+                                                                            vectorRows, part, savedLabels_);
     else
-        writeLabelsKernel<int><<<blocks, kRowThreads, 0, stream>>>(table_, runLabels_, out, step, tilesPerRow, vectorRows);
+        writeLabelsKernel<int><<<blocks, kRowThreads, 0, stream>>>(table_, from, out, step, tilesPerRow, vectorRows,
+                                                                   part, savedLabels_);
     checkLaunch("FLSL labels");
 }
 
