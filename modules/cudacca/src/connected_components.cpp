@@ -366,11 +366,17 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
                                                  labels, s, d_labelsKnownOnDevice);
         analysis.accumulate(image, LabelImage(), runs, c.statistics.acc, s);
     };
+    // The rows over a run table kept in the labels are written once nothing can read the table any more: before
+    // the wait when the early statistics hold every label the runs can make (or there are none), else after the
+    // second accumulation, should N not fit.
+    const bool statsFinalEarly = !c.wantStats || capacity >= runs.labelBound();
     const int labelCount = waitForComponentCount(d_componentCount, s, c.resources, [&] {
         if (labelsFirst)
             writeLabels(CV_32SC1);
         if (capacity > 0)
             accumulate(static_cast<int>(capacity), d_componentCount);
+        if (statsFinalEarly)
+            runs.finishLabels(s);
     }) + 1;
     checkLabelCount(labelCount, c.ltype, c.statsOut, c.centroidsOut);
     if (c.labelsOut.needed() && !labelsFirst)
@@ -379,7 +385,8 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
         c.statistics.acc.count = labelCount; // the labels finalized: 0 .. N-1 of the capacity
     else if (c.wantStats)
         accumulate(labelCount, nullptr);     // N did not fit: the early kernels did nothing
-    runs.finishLabels(s);                    // after the analysis: these rows overwrite the run table
+    if (!statsFinalEarly)
+        runs.finishLabels(s);
     return labelCount;
 }
 
