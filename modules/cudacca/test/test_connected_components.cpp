@@ -442,10 +442,12 @@ TEST_P(CudaCCA, ContinuousLabelsHoldTheRunTable)
 {
     // The run-table pipeline (CCA_FLSL*, CCA_DEFAULT above 2^21 pixels) keeps its run table inside a CV_32S
     // GpuMat whose pixels are contiguous until it writes the labels, over the table last (runPipeline;
-    // flsl_labeling.cu, LabelRows). Labels given as a continuous GpuMat of their own, with stats, and as a band
-    // of whole rows of a continuous parent whose other rows are poisoned (they must stay so), labels only.
-    // Sizes on both sides of the one-launch path's limit (2^21 pixels) and of the run table's bound (2^23);
-    // g = 1, d = 25 % has more labels than the statistics' early capacity (16384: accumulated again after N).
+    // flsl_labeling.cu, LabelRows), when it has counted the runs (FLSL_OTF always; the others when the run
+    // table's bound passes 16 MiB: rows * ceil(cols / 2) > 2^22, e.g. 4096 x 2100). Labels given as a continuous
+    // GpuMat of their own, with stats, and as a band of whole rows of a continuous parent whose other rows are
+    // poisoned (they must stay so), labels only. Sizes on both sides of the one-launch path's limit (2^21
+    // pixels) and of the bound; g = 1, d = 25 % has more labels than the statistics' early capacity (16384:
+    // accumulated again after N, before the rows over the table are written).
     if (p.ltype != CV_32S)
         return; // only CV_32S labels hold the table
     const bool runTable = p.algorithm == cv::cuda::CCA_DEFAULT || p.algorithm == cv::cuda::CCA_FLSL ||
@@ -455,7 +457,8 @@ TEST_P(CudaCCA, ContinuousLabelsHoldTheRunTable)
                            { {1, 2001}, 0.5, 1, false },    { {640, 480}, 0.5, 1, false },
                            { {1531, 997}, 0.25, 1, false }, { {1500, 1500}, 0.25, 1, true },
                            { {2048, 2048}, 0.6, 4, true },  { {4096, 2100}, 0.25, 1, true },
-                           { {4099, 2100}, 0.5, 2, true },  { {4096, 2100}, 0.95, 1, true } };
+                           { {4099, 2100}, 0.5, 2, true },  { {4096, 2100}, 0.95, 1, true },
+                           { {9000000, 1}, 0.5, 1, true },  { {1, 9000000}, 0.5, 1, true } };
     std::mt19937 rng(testSeed());
     for (const Case& k : cases)
     {
