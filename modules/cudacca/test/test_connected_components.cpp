@@ -471,8 +471,9 @@ TEST_P(CudaCCA, ContinuousLabelsHoldTheRunTable)
         cv::cuda::GpuMat dImg, dS, dC;
         dImg.upload(img);
 
+        // (uploads, not setTo: setTo launches rows / 8 blocks in y, past CUDA's limit of 65535 at 1 x 9000000)
         cv::cuda::GpuMat own = cv::cuda::createContinuous(k.size, CV_32SC1);
-        own.setTo(cv::Scalar(kPoisonLabel32));
+        own.upload(poisonedLabels(k.size, CV_32S));
         const void* ownData = own.data;
         int n = cv::cuda::connectedComponentsWithStats(dImg, own, dS, dC, p.connectivity, CV_32S, p.algorithm);
         EXPECT_EQ(ref.n, n);
