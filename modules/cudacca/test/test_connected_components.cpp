@@ -443,7 +443,8 @@ TEST_P(CudaCCA, ContinuousLabelsHoldTheRunTable)
     // The run-table pipeline (CCA_FLSL*, CCA_DEFAULT above 2^21 pixels) keeps its run table inside a CV_32S
     // GpuMat whose pixels are contiguous until it writes the labels, over the table last (runPipeline;
     // flsl_labeling.cu, LabelRows), when it has counted the runs (FLSL_OTF always; the others when the run
-    // table's bound passes 16 MiB: rows * ceil(cols / 2) > 2^22, e.g. 4096 x 2100). Labels given as a continuous
+    // table's bound passes 16 MiB: rows * ceil(cols / 2) > 2^22, e.g. 4096 x 2100) and they are more than one per
+    // 8 pixels (here g = 1 at d = 25 % and 50 %, g = 2 at d = 50 % on the edge). Labels given as a continuous
     // GpuMat of their own, with stats, and as a band of whole rows of a continuous parent whose other rows are
     // poisoned (they must stay so), labels only. Sizes on both sides of the one-launch path's limit (2^21
     // pixels) and of the bound; g = 1, d = 25 % has more labels than the statistics' early capacity (16384:

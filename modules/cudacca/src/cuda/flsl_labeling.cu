@@ -961,15 +961,16 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
 
     // 3. Nodes (parent = up link), unions (down links), compression, then the shared ranking on the
     // 1 x runs forest of slots, and its relabeling in place: runLabels_[slot] = the run's final label.
-    // In the label image when there is one to live in and the runs were counted (the saved labels' bound: the
-    // rows over a table of runs_ slots, each with at most ceil(cols / 2) runs), else in memory of our own. Not
-    // for a table sized by its bound: the bound would make the saved labels up to a byte per pixel, and the
-    // second write of the labels cost 3-5 % of a 2048^2 call (H100, doc/benchmarks.md); the memory matters
-    // on large images.
+    // In the label image when there is one to live in, the runs were counted and their table would take more
+    // than half a byte per pixel (the saved labels' bound: the rows over a table of runs_ slots, each with at
+    // most ceil(cols / 2) runs), else in memory of our own. The second write of the labels costs a launch: 3-5 %
+    // of a 2048^2 call, whose table is sized by its bound (it would also make the saved labels up to a byte
+    // per pixel), and 1-3 % of an 8192^2 full image, whose table is 32 KiB (H100, doc/benchmarks.md).
     const LabelForest slots = { nullptr, static_cast<int>(runs_), 1, static_cast<int>(runs_) };
     const size_t rankBytes = rankScratchBytes(slots.rows, slots.cols);
+    const size_t pixels = static_cast<size_t>(rows) * static_cast<size_t>(table_.cols);
     void* rankScratch;
-    if (home.data && !sizedByBound && runs_ * sizeof(int) <= home.bytes)
+    if (home.data && !sizedByBound && runs_ * sizeof(int) <= home.bytes && 8 * runs_ > pixels)
     {
         home_ = home;
         overTableRows_ = static_cast<unsigned>(
