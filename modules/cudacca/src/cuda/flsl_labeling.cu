@@ -48,7 +48,7 @@ constexpr int kRowThreads = kRowsPerBlock * kWarpSize;
 constexpr int kWordThreads = 256; //!< one thread per bitmap word (or per run)
 constexpr size_t kBoundTableBytes = 16u << 20; //!< run tables up to this size skip counting the runs first
 constexpr int kDetectUnroll = 4; //!< 512-pixel steps whose loads a detection warp issues together
-constexpr int kRing = 128;       //!< edges a warp keeps in flight (power of two; see forEachRunRound)
+constexpr int kRing = 512;       //!< edges a warp keeps in flight (power of two; see forEachRunRound)
 constexpr unsigned kMaxCompressBlocks = 2048; //!< compressRunsKernel's grid at most (a grid-stride loop)
 __device__ __forceinline__ unsigned laneId() { return threadIdx.x & (kWarpSize - 1); }
 
@@ -213,10 +213,18 @@ s-2, s-1, s (bits 0-2) and of the row below (bits 3-5) (0 where there is no such
 
 This is Algorithm 1's compress-store, run from the bitmap instead of the image: 32 words per load, the
 edge mask of each word (m_c ^ funnelshift(m_p, m_c, 1)), and each edge stored at its rank
-edges + __popc(mask & lanes below). Only words with edges are visited (a ballot over the 32 words), so a
-long run costs nothing per word. Ring bound: before a word, fewer than 32 complete runs wait (< 64 edges)
-plus maybe one open start; a word adds at most 32 edges (so at most 17 complete runs: a round after it
-leaves fewer than 32), hence at most 96 edges are live and the 128-entry ring never overwrites one. */
+edges + __popc(mask & lanes below). Two ways to store a load's 32 words:
+  - all at once, when their edges fit the ring's free entries: each lane stores its own word's edges from its
+    offset, an exclusive warp scan of the words' edge counts; then the rounds that became complete. (The
+    word-by-word way costs a shuffle, a ballot step and a store round per word with edges; it was most of
+    accumulateRunsKernel's instructions at g = 4 and 16, where the kernel is compute-bound: ncu, session 23.)
+  - else word by word: only words with edges are visited (a ballot over the 32 words), each word's edges
+    spread over the lanes, and a round as soon as 32 runs are complete.
+Ring bound: the live entries are the stored edges not yet handed out, edges - 2 runsDone. The first way stores
+only when they stay within kRing. In the second, before a word fewer than 32 complete runs wait (< 64 edges)
+plus maybe one open start; a word adds at most 32 edges (so at most 17 complete runs: a round after it leaves
+fewer than 32), hence at most 96 edges are live, fewer than kRing. Rounds hand out the runs in edge order
+either way, so no live entry is overwritten. */
 template <bool kNeighbours, typename OnRound>
 __device__ __forceinline__ void forEachRunRound(const unsigned* row, const unsigned* above, const unsigned* below,
                                                 int wordsPerRow, int cols, RunRing& ring, OnRound&& onRound)
@@ -268,8 +276,34 @@ __device__ __forceinline__ void forEachRunRound(const unsigned* row, const unsig
             }
         }
         const unsigned edgeMask = f ^ ((f << 1) | (fPrev >> 31));
-        unsigned withEdges = __ballot_sync(kFullMask, edgeMask != 0);
-        while (withEdges) // warp-uniform
+        const unsigned count = __popc(edgeMask);
+        unsigned upTo = count; // inclusive scan of the edge counts over the lanes
+        for (unsigned d = 1; d < kWarpSize; d *= 2)
+        {
+            const unsigned t = __shfl_up_sync(kFullMask, upTo, d);
+            if (lane >= d)
+                upTo += t;
+        }
+        const int loadEdges = static_cast<int>(__shfl_sync(kFullMask, upTo, kWarpSize - 1));
+        const bool allAtOnce = edges - 2 * runsDone + loadEdges <= kRing; // warp-uniform
+        if (allAtOnce)
+        {
+            int k = edges + static_cast<int>(upTo - count);
+            for (unsigned m = edgeMask; m; m &= m - 1)
+            {
+                const unsigned bit = __ffs(m) - 1;
+                const int slot = k++ & (kRing - 1);
+                ring.edge[slot] = static_cast<int>((w0 + lane) * kWarpSize + bit); // <= cols
+                if (kNeighbours)
+                    ring.neighbours[slot] = static_cast<unsigned char>(threeBitsEndingAt(aPrev, a, bit) |
+                                                                       (threeBitsEndingAt(bPrev, b, bit) << 3));
+            }
+            edges += loadEdges;
+            while (edges / 2 - runsDone >= kWarpSize)
+                round();
+        }
+        unsigned withEdges = allAtOnce ? 0u : __ballot_sync(kFullMask, edgeMask != 0);
+        while (withEdges) // warp-uniform: word by word
         {
             const int j = __ffs(withEdges) - 1;
             withEdges &= withEdges - 1;
