@@ -276,33 +276,36 @@ __device__ __forceinline__ void forEachRunRound(const unsigned* row, const unsig
             }
         }
         const unsigned edgeMask = f ^ ((f << 1) | (fPrev >> 31));
-        const unsigned count = __popc(edgeMask);
-        unsigned upTo = count; // inclusive scan of the edge counts over the lanes
-        for (unsigned d = 1; d < kWarpSize; d *= 2)
+        unsigned withEdges = __ballot_sync(kFullMask, edgeMask != 0); // none: inside a run or the background
+        if (withEdges)
         {
-            const unsigned t = __shfl_up_sync(kFullMask, upTo, d);
-            if (lane >= d)
-                upTo += t;
-        }
-        const int loadEdges = static_cast<int>(__shfl_sync(kFullMask, upTo, kWarpSize - 1));
-        const bool allAtOnce = edges - 2 * runsDone + loadEdges <= kRing; // warp-uniform
-        if (allAtOnce)
-        {
-            int k = edges + static_cast<int>(upTo - count);
-            for (unsigned m = edgeMask; m; m &= m - 1)
+            const unsigned count = __popc(edgeMask);
+            unsigned upTo = count; // inclusive scan of the edge counts over the lanes
+            for (unsigned d = 1; d < kWarpSize; d *= 2)
             {
-                const unsigned bit = __ffs(m) - 1;
-                const int slot = k++ & (kRing - 1);
-                ring.edge[slot] = static_cast<int>((w0 + lane) * kWarpSize + bit); // <= cols
-                if (kNeighbours)
-                    ring.neighbours[slot] = static_cast<unsigned char>(threeBitsEndingAt(aPrev, a, bit) |
-                                                                       (threeBitsEndingAt(bPrev, b, bit) << 3));
+                const unsigned t = __shfl_up_sync(kFullMask, upTo, d);
+                if (lane >= d)
+                    upTo += t;
             }
-            edges += loadEdges;
-            while (edges / 2 - runsDone >= kWarpSize)
-                round();
+            const int loadEdges = static_cast<int>(__shfl_sync(kFullMask, upTo, kWarpSize - 1));
+            if (edges - 2 * runsDone + loadEdges <= kRing) // warp-uniform: all 32 words at once
+            {
+                int k = edges + static_cast<int>(upTo - count);
+                for (unsigned m = edgeMask; m; m &= m - 1)
+                {
+                    const unsigned bit = __ffs(m) - 1;
+                    const int slot = k++ & (kRing - 1);
+                    ring.edge[slot] = static_cast<int>((w0 + lane) * kWarpSize + bit); // <= cols
+                    if (kNeighbours)
+                        ring.neighbours[slot] = static_cast<unsigned char>(threeBitsEndingAt(aPrev, a, bit) |
+                                                                           (threeBitsEndingAt(bPrev, b, bit) << 3));
+                }
+                edges += loadEdges;
+                while (edges / 2 - runsDone >= kWarpSize)
+                    round();
+                withEdges = 0;
+            }
         }
-        unsigned withEdges = allAtOnce ? 0u : __ballot_sync(kFullMask, edgeMask != 0);
         while (withEdges) // warp-uniform: word by word
         {
             const int j = __ffs(withEdges) - 1;
