@@ -26,7 +26,8 @@
 # Each device command may run 10 minutes: run fuzz, sanitizer and large as separate commands.
 # Binaries may come from the build tree (default) or from a bundle made by stage_gpu_bundle.sh:
 #   CUDACCA_VERIFY="fuzz" scripts/gpu_verify.sh [bundle dir with bin/ lib/ python/]
-# Logs go to $OUT (or build/verify).
+# Logs go to $OUT (or build/verify); CUDACCA_PACK=FILE.tgz packs them into one file at the end (the device tool
+# brings back at most 8 files).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/build/verify}; mkdir -p "$out"
@@ -250,4 +251,9 @@ if os.path.exists(p):
     lines = open(p).read().splitlines()
     for l in lines[-40:]: print("  ", l.strip())
 PY
+# The device tool brings back at most 8 files from $OUT: CUDACCA_PACK=FILE.tgz packs this run's whole output
+# folder into one archive (and removes the folder), e.g. OUT=/tmp/v CUDACCA_PACK=$OUT/v.tgz.
+if [ -n "${CUDACCA_PACK:-}" ]; then
+  tar czf "$CUDACCA_PACK" -C "$(dirname "$out")" "$(basename "$out")" && rm -rf "$out" && echo "packed into $CUDACCA_PACK"
+fi
 exit $status
