@@ -10,11 +10,13 @@
 # Environment: KERNEL_REPORT_CLOCKS=base keeps ncu's default clock and cache control (base clocks, caches
 # flushed); the default is `--clock-control none --cache-control none` (the clocks the benchmark runs at).
 # KERNEL_REPORT_SOL=regex adds Nsight Compute's SpeedOfLight section for the kernels matching regex (e.g.
-# accumulateRuns) in each case. The CSV files go to $OUT (or /tmp/kernel_report).
+# accumulateRuns) in each case. KERNEL_REPORT_CONNECTIVITY=4 profiles 4-connectivity (default 8). The CSV files go
+# to $OUT (or /tmp/kernel_report).
 set -u
 size=${1:-8192}
 cases=${2:-1:0.5,4:0.5,16:0.5,0:1}
 algorithm=${3:-DEFAULT}
+conn=${KERNEL_REPORT_CONNECTIVITY:-8}
 root=$(cd "$(dirname "$0")/.." && pwd)
 ncu=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 out=${OUT:-/tmp/kernel_report}; mkdir -p "$out"
@@ -23,17 +25,17 @@ clocks="--clock-control none --cache-control none"
 status=0
 for c in ${cases//,/ }; do
   g=${c%%:*}; d=${c#*:}
-  csv=$out/kernels_${algorithm}_${size}_g${g}_d${d}.csv
-  echo "== $algorithm ${size}x${size}, g=$g, d=$d (${clocks:-base clocks, caches flushed})"
+  csv=$out/kernels_${algorithm}_${size}_c${conn}_g${g}_d${d}.csv
+  echo "== $algorithm ${size}x${size}, ${conn}-conn, g=$g, d=$d (${clocks:-base clocks, caches flushed})"
   timeout 300 "$ncu" $clocks --csv --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
     python3 "$root/perf/profile_call.py" --size "$size" --granularity "$g" --density "$d" --algorithm "$algorithm" \
-    --calls 2 > "$csv" 2> "$csv.err" || { echo "ncu or the call failed (rc $?): $(tail -n 2 "$csv.err")"; status=1; continue; }
+    --connectivity "$conn" --calls 2 > "$csv" 2> "$csv.err" || { echo "ncu or the call failed (rc $?): $(tail -n 2 "$csv.err")"; status=1; continue; }
   python3 "$root/perf/ncu_table.py" "$csv" --calls 2 --pixels $((size * size)) || status=1
   if [ -n "${KERNEL_REPORT_SOL:-}" ]; then
-    sol=$out/sol_${algorithm}_${size}_g${g}_d${d}.csv
+    sol=$out/sol_${algorithm}_${size}_c${conn}_g${g}_d${d}.csv
     timeout 300 "$ncu" $clocks --csv -k "regex:${KERNEL_REPORT_SOL}" --section SpeedOfLight \
       python3 "$root/perf/profile_call.py" --size "$size" --granularity "$g" --density "$d" --algorithm "$algorithm" \
-      --calls 1 > "$sol" 2> "$sol.err" || { echo "ncu (SpeedOfLight) failed: $(tail -n 2 "$sol.err")"; status=1; continue; }
+      --connectivity "$conn" --calls 1 > "$sol" 2> "$sol.err" || { echo "ncu (SpeedOfLight) failed: $(tail -n 2 "$sol.err")"; status=1; continue; }
     # one line per kernel launch and metric: its name, the metric, the value and unit
     python3 - "$sol" <<'PY'
 import csv, sys
