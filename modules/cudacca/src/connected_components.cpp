@@ -871,7 +871,9 @@ int cudacca::connectedComponents(InputArray _image, OutputArray _labels, OutputA
     // staging (an asynchronous copy each, the call's one wait, then a host copy). A copy into pageable memory
     // waits for the stream by itself, once per output: H100, 2048^2, two labels, the free function took
     // 122 us against an analyzer's 93. Many rows keep that copy, whose bus transfer overlaps its host copy
-    // (past about kMinHostStagingRows rows, the host copy from pinned memory costs more than the waits).
+    // (past about kMinHostStagingRows rows, the host copy from pinned memory costs more than the waits). Tried
+    // with the host copy in pieces (HostCopies) and a staging grown up to 2^20 rows: mixed, not kept (H100, 2048^2
+    // and 8192^2, 17 k to 261 k labels: 0.60-0.83 of the time at some inputs, 1.04-1.25 at others; session 24).
     // The staging is made once, for kMinHostStagingRows rows (as the one-launch path's), and only when an output
     // is a host Mat: growing it to each new N would free and allocate pinned memory call after call.
     const bool viaStaging = !r.hostOutputs && labelCount <= kMinHostStagingRows && (isHostMat(_stats) || isHostMat(_centroids));

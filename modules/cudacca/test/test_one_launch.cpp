@@ -89,21 +89,31 @@ TEST(CUDACCA_OneLaunch, HostOutputsCopiedInPieces)
     // The free function copies large host stats and centroids out of its pinned staging in pieces on OpenCV's
     // threads (connected_components.cpp, HostCopies). Poisoned Mats of the right size (so every byte must be
     // copied over, none reallocated), a HostMem, then fresh Mats; one thread and many; label counts whose bytes
-    // do not split evenly. The one-launch path (at most 2^21 pixels) and the run pipeline's staging of few rows
-    // (an image over the limit with at most 16384 labels).
+    // do not split evenly. The one-launch path (at most 2^21 pixels); over that limit the pipelines' staging of
+    // few rows (at most 16384), and past it (40001 labels, and a 4-connected checkerboard of over 2^20: copied
+    // into pageable memory).
     skipIfNoCudaDevice();
     const int threads = cv::getNumThreads();
     struct Case
     {
         cv::Size size;
-        int pixels;
+        int pixels;        //!< isolated pixels; 0: a checkerboard
+        int connectivity;
     };
-    const Case cases[] = { { { 512, 512 }, 65536 }, { { 1024, 1024 }, 40001 }, { { 2048, 1025 }, 16383 } };
+    const Case cases[] = { { { 512, 512 }, 65536, 8 }, { { 1024, 1024 }, 40001, 8 }, { { 2048, 1025 }, 16383, 8 },
+                           { { 2048, 1025 }, 40001, 8 }, { { 2048, 1100 }, 0, 4 } };
     for (const Case& k : cases)
     {
-        const cv::Mat img = isolatedPixels(k.size, k.pixels);
-        const CCResult ref = cpuReference(img, 8);
-        ASSERT_EQ(k.pixels + 1, ref.n);
+        cv::Mat img = k.pixels ? isolatedPixels(k.size, k.pixels) : cv::Mat(k.size, CV_8UC1);
+        if (!k.pixels)
+            for (int y = 0; y < img.rows; ++y)
+                for (int x = 0; x < img.cols; ++x)
+                    img.at<uchar>(y, x) = static_cast<uchar>((x + y) & 1);
+        const CCResult ref = cpuReference(img, k.connectivity);
+        if (k.pixels)
+            ASSERT_EQ(k.pixels + 1, ref.n);
+        else
+            ASSERT_GT(ref.n, 1 << 20);
         for (int t : { 1, std::max(2, threads) })
         {
             SCOPED_TRACE(cv::format("%dx%d, %d labels, %d threads", k.size.width, k.size.height, ref.n, t));
@@ -112,17 +122,17 @@ TEST(CUDACCA_OneLaunch, HostOutputsCopiedInPieces)
             got.stats = cv::Mat(ref.n, cv::CC_STAT_MAX, CV_32S, cv::Scalar(0x5a5a5a5a));
             got.centroids = cv::Mat(ref.n, 2, CV_64F, cv::Scalar(-7.5));
             const uchar* statsData = got.stats.data;
-            got.n = cv::cuda::connectedComponentsWithStats(img, got.labels, got.stats, got.centroids, 8, CV_32S);
+            got.n = cv::cuda::connectedComponentsWithStats(img, got.labels, got.stats, got.centroids, k.connectivity, CV_32S);
             EXPECT_EQ(statsData, got.stats.data) << "the caller's stats were reallocated";
             EXPECT_TRUE(matchesCpu(ref, CV_32S, got)) << "poisoned Mats of the right size";
             cv::cuda::HostMem s, c;
             HostResult pinned;
-            pinned.n = cv::cuda::connectedComponentsWithStats(img, pinned.labels, s, c, 8, CV_32S);
+            pinned.n = cv::cuda::connectedComponentsWithStats(img, pinned.labels, s, c, k.connectivity, CV_32S);
             pinned.stats = s.createMatHeader().clone();
             pinned.centroids = c.createMatHeader().clone();
             EXPECT_TRUE(matchesCpu(ref, CV_32S, pinned)) << "HostMem";
             HostResult fresh;
-            fresh.n = cv::cuda::connectedComponentsWithStats(img, fresh.labels, fresh.stats, fresh.centroids, 8, CV_32S);
+            fresh.n = cv::cuda::connectedComponentsWithStats(img, fresh.labels, fresh.stats, fresh.centroids, k.connectivity, CV_32S);
             EXPECT_TRUE(matchesCpu(ref, CV_32S, fresh)) << "fresh Mats";
         }
     }
