@@ -111,6 +111,7 @@ __device__ __forceinline__ unsigned liveNodeCount(unsigned pixels, const unsigne
 __global__ void compressAndRankKernel(const LabelForest f, unsigned allPixels, const unsigned* liveNodes, int segments,
                                       int shift, int* segmentRootCounts)
 {
+    device::dependentKernelStart(); // launched by launchDependent()
     const int lane = threadIdx.x % kWarpSize;
     const int segment = blockIdx.x * kWarpsPerBlock + threadIdx.x / kWarpSize;
     if (segment >= segments) // whole warp leaves together
@@ -173,6 +174,7 @@ __global__ void compressAndRankKernel(const LabelForest f, unsigned allPixels, c
 
 __global__ void initAccumulatorsKernel(StatsAccumulators acc, const int* componentCount)
 {
+    device::dependentKernelStart(); // launched by launchDependent()
     const int l = blockIdx.x * blockDim.x + threadIdx.x;
     // With the count on the device: its labels only, and none past the capacity (see initStatsAccumulators).
     const int labels = componentCount ? *componentCount + 1 : acc.count;
@@ -205,6 +207,7 @@ __global__ void __launch_bounds__(kBlockThreads, kStats ? 4 : 1) // kStats: 64 r
 relabelKernel(const LabelForest f, unsigned allPixels, const unsigned* liveNodes, int segments, int shift,
               const int* segmentOffsets, char* labels, size_t labelsStep, const StatsAccumulators acc)
 {
+    device::dependentKernelStart(); // launched by launchDependent()
     const unsigned pixels = liveNodeCount(allPixels, liveNodes);
     __shared__ ComponentFeatures blockBackground;
     __shared__ device::BlockCarry blockCarry;
@@ -329,6 +332,7 @@ relabelKernel(const LabelForest f, unsigned allPixels, const unsigned* liveNodes
 __global__ void finalizeKernel(const StatsAccumulators acc, int* stats, size_t statsStep, double* centroids,
                                size_t centroidsStep, double emptyCentroid)
 {
+    device::dependentKernelStart(); // launched by launchDependent()
     const int l = blockIdx.x * blockDim.x + threadIdx.x;
     if (l >= acc.count)
         return;
@@ -355,9 +359,8 @@ void compressAndRank(const LabelForest& forest, void* scratch, size_t scratchByt
     const RankScratch s = layoutRankScratch(scratch, forest.rows, forest.cols);
     const unsigned pixels = static_cast<unsigned>(forest.rows) * static_cast<unsigned>(forest.cols);
 
-    compressAndRankKernel<<<blocksFor(s.segments, kWarpsPerBlock), kBlockThreads, 0, stream>>>(
-        forest, pixels, d_liveNodes, s.segments, s.shift, s.counts);
-    checkLaunch("compressAndRank");
+    launchDependent(compressAndRankKernel, blocksFor(s.segments, kWarpsPerBlock), kBlockThreads, stream, "compressAndRank",
+                    forest, pixels, d_liveNodes, s.segments, s.shift, s.counts);
 
     // offsets[segments] is the number of components.
     exclusiveSumWithTotal(s.scanTemp, s.scanTempBytes, s.counts, s.offsets, s.segments, stream, "segment offsets");
@@ -389,8 +392,8 @@ StatsAccumulators layoutStatsAccumulators(void* memory, int labelCount)
 StatsAccumulators initStatsAccumulators(void* memory, int labelCount, cudaStream_t stream, const int* d_componentCount)
 {
     const StatsAccumulators acc = layoutStatsAccumulators(memory, labelCount);
-    initAccumulatorsKernel<<<blocksFor(labelCount, 256), 256, 0, stream>>>(acc, d_componentCount);
-    checkLaunch("initStatsAccumulators");
+    launchDependent(initAccumulatorsKernel, blocksFor(labelCount, 256), 256, stream, "initStatsAccumulators", acc,
+                    d_componentCount);
     return acc;
 }
 
@@ -406,29 +409,25 @@ void relabelAndAccumulate(const LabelForest& forest, const void* scratch, void* 
     const StatsAccumulators acc = stats ? *stats : StatsAccumulators();
     char* out = static_cast<char*>(labels);
     const unsigned blocks = blocksFor(s.segments, kWarpsPerBlock);
-    if (labels16u)
-    {
-        if (stats)
-            relabelKernel<unsigned short, true><<<blocks, kBlockThreads, 0, stream>>>(forest, pixels, d_liveNodes, s.segments, s.shift, s.offsets, out, labelsStep, acc);
-        else
-            relabelKernel<unsigned short, false><<<blocks, kBlockThreads, 0, stream>>>(forest, pixels, d_liveNodes, s.segments, s.shift, s.offsets, out, labelsStep, acc);
-    }
+    auto launch = [&](auto kernel) {
+        launchDependent(kernel, blocks, kBlockThreads, stream, "relabelAndAccumulate", forest, pixels, d_liveNodes,
+                        s.segments, s.shift, s.offsets, out, labelsStep, acc);
+    };
+    if (labels16u && stats)
+        launch(relabelKernel<unsigned short, true>);
+    else if (labels16u)
+        launch(relabelKernel<unsigned short, false>);
+    else if (stats)
+        launch(relabelKernel<int, true>);
     else
-    {
-        if (stats)
-            relabelKernel<int, true><<<blocks, kBlockThreads, 0, stream>>>(forest, pixels, d_liveNodes, s.segments, s.shift, s.offsets, out, labelsStep, acc);
-        else
-            relabelKernel<int, false><<<blocks, kBlockThreads, 0, stream>>>(forest, pixels, d_liveNodes, s.segments, s.shift, s.offsets, out, labelsStep, acc);
-    }
-    checkLaunch("relabelAndAccumulate");
+        launch(relabelKernel<int, false>);
 }
 
 void finalizeStatistics(const StatsAccumulators& stats, int* statsOut, size_t statsStep, double* centroidsOut,
                         size_t centroidsStep, double emptyCentroid, cudaStream_t stream)
 {
-    finalizeKernel<<<blocksFor(stats.count, 256), 256, 0, stream>>>(stats, statsOut, statsStep, centroidsOut,
-                                                                         centroidsStep, emptyCentroid);
-    checkLaunch("finalizeStatistics");
+    launchDependent(finalizeKernel, blocksFor(stats.count, 256), 256, stream, "finalizeStatistics", stats, statsOut,
+                    statsStep, centroidsOut, centroidsStep, emptyCentroid);
 }
 
 }}} // namespace cv::cuda::cudacca

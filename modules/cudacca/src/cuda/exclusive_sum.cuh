@@ -29,6 +29,7 @@ constexpr int kSingleBlockSumItems = kSingleBlockSumThreads * kSingleBlockSumIte
 template <typename T>
 __global__ void __launch_bounds__(kSingleBlockSumThreads) singleBlockExclusiveSumKernel(const T* in, T* out, int n)
 {
+    device::dependentKernelStart(); // launched by launchDependent()
     using BlockScan = cub::BlockScan<T, kSingleBlockSumThreads>;
     __shared__ typename BlockScan::TempStorage temp;
     const int first = threadIdx.x * kSingleBlockSumItemsPerThread;
@@ -72,8 +73,7 @@ void exclusiveSumWithTotal(void* temp, size_t tempBytes, T* in, T* out, int n, c
 {
     if (n <= kSingleBlockSumItems)
     {
-        singleBlockExclusiveSumKernel<T><<<1, kSingleBlockSumThreads, 0, stream>>>(in, out, n);
-        checkLaunch(what);
+        launchDependent(singleBlockExclusiveSumKernel<T>, 1, kSingleBlockSumThreads, stream, what, in, out, n);
         return;
     }
     // CUB's scan of n + 1 items with in[n] = 0 leaves the total in out[n].

@@ -130,6 +130,7 @@ __global__ void __launch_bounds__(kRowThreads)
 detectRunsKernel(const BinaryImage img, unsigned* bits, unsigned* edgesBefore, int wordsPerRow, unsigned* rowRuns,
                  bool wideRows)
 {
+    device::dependentKernelStart(); // launched by launchDependent()
     constexpr unsigned kStep = 16u * kWarpSize; // pixels per warp step
     const unsigned lane = laneId();
     int y;
@@ -189,6 +190,7 @@ thread writes its run, and every value another thread writes meanwhile is an anc
 still leads to the root (union_find.cuh); threads walking one chain jump along each other's progress. */
 __global__ void compressRunsKernel(int* parent, const unsigned* runCount)
 {
+    device::dependentKernelStart(); // launched by launchDependent()
     // Stops at the last run: a table sized by its bound is not written past it. Grid-stride, since the
     // host launches for the bound and does not know how many slots are live.
     const unsigned runs = *runCount;
@@ -497,6 +499,7 @@ the up link, or the run itself (a root). kDown = true unites each run with its d
 template <int kConnectivity, bool kDown>
 __global__ void linkRunsKernel(const RunTable t, int* parent, unsigned totalWords)
 {
+    device::dependentKernelStart(); // launched by launchDependent()
     const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= totalWords)
         return;
@@ -541,6 +544,7 @@ One warp per row, one thread per run. */
 __global__ void __launch_bounds__(kRowThreads)
 initRunFeaturesKernel(const RunTable t, int* parent, const RunFeatures f)
 {
+    device::dependentKernelStart(); // launched by launchDependent()
     __shared__ RunRing rings[kRowsPerBlock];
     const int warp = threadIdx.x / kWarpSize;
     int y;
@@ -570,6 +574,7 @@ template <int kConnectivity>
 __global__ void __launch_bounds__(kRowThreads)
 uniteOnTheFlyKernel(const RunTable t, int* parent, const RunFeatures f)
 {
+    device::dependentKernelStart(); // launched by launchDependent()
     __shared__ RunRing rings[kRowsPerBlock];
     const int warp = threadIdx.x / kWarpSize;
     int y;
@@ -610,6 +615,7 @@ __global__ void __launch_bounds__(kRowThreads)
 accumulateRunsKernel(const RunTable t, const int* runLabels, const StatsAccumulators acc, const RunFeatures features,
                      const int* componentCount)
 {
+    device::dependentKernelStart(); // launched by launchDependent()
     if (*componentCount + 1 > acc.count) // the same value for every thread: the whole grid returns
         return;
     __shared__ RunRing rings[kRowsPerBlock];
@@ -808,6 +814,7 @@ __global__ void __launch_bounds__(kRowThreads)
 writeLabelsKernel(const RunTable t, const int* runLabels, char* labels, size_t step, unsigned tilesPerRow,
                   bool vectorRows, LabelRows part, int* saved)
 {
+    device::dependentKernelStart(); // launched by launchDependent()
     constexpr int kPad = kWarpSize + 1; // a lane's 32 labels padded: the lanes fill their rows without bank conflicts
     __shared__ int tile[kRowsPerBlock][kWarpSize * kPad];
     const unsigned lane = laneId();
@@ -967,10 +974,9 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
 
     // 1. Runs of every row; their counts, scanned in place, give each row's first slot and the total.
     const bool wideRows = reinterpret_cast<size_t>(image.data) % 16 == 0 && image.step % 16 == 0;
-    detectRunsKernel<<<rowBlocks(rows), kRowThreads, 0, stream>>>(image, const_cast<unsigned*>(table_.bits),
-                                                                const_cast<unsigned*>(table_.edgesBefore),
-                                                                table_.wordsPerRow, rowSlots, wideRows);
-    checkLaunch("FLSL run detection");
+    launchDependent(detectRunsKernel, rowBlocks(rows), kRowThreads, stream, "FLSL run detection", image,
+                    const_cast<unsigned*>(table_.bits), const_cast<unsigned*>(table_.edgesBefore), table_.wordsPerRow,
+                    rowSlots, wideRows);
     exclusiveSumWithTotal(scanTemp_, scanBytes_, rowSlots, rowSlots, rows, stream, "FLSL row slots");
 
     // 2. The size of the run table. A small image takes the bound (at most ceil(cols / 2) runs per row);
@@ -1055,10 +1061,9 @@ void FullRunLabeling::unite(bool onTheFly, cudaStream_t stream)
     if (onTheFly)
     {
         const unsigned blocks = rowBlocks(table_.rows);
-        initRunFeaturesKernel<<<blocks, kRowThreads, 0, stream>>>(table_, runLabels_, features_);
-        checkLaunch("FLSL+OTF nodes");
-        uniteOnTheFlyKernel<kConnectivity><<<blocks, kRowThreads, 0, stream>>>(table_, runLabels_, features_);
-        checkLaunch("FLSL+OTF union");
+        launchDependent(initRunFeaturesKernel, blocks, kRowThreads, stream, "FLSL+OTF nodes", table_, runLabels_, features_);
+        launchDependent(uniteOnTheFlyKernel<kConnectivity>, blocks, kRowThreads, stream, "FLSL+OTF union", table_,
+                        runLabels_, features_);
         compressRuns(stream);
         return;
     }
@@ -1066,19 +1071,19 @@ void FullRunLabeling::unite(bool onTheFly, cudaStream_t stream)
     // before the unions walk them, then the down links, then the compression for the ranking.
     const unsigned words = static_cast<unsigned>(table_.rows) * static_cast<unsigned>(table_.wordsPerRow);
     const unsigned blocks = blocksFor(words, kWordThreads);
-    linkRunsKernel<kConnectivity, false><<<blocks, kWordThreads, 0, stream>>>(table_, runLabels_, words);
-    checkLaunch("FLSL nodes");
+    launchDependent(linkRunsKernel<kConnectivity, false>, blocks, kWordThreads, stream, "FLSL nodes", table_, runLabels_,
+                    words);
     compressRuns(stream);
-    linkRunsKernel<kConnectivity, true><<<blocks, kWordThreads, 0, stream>>>(table_, runLabels_, words);
-    checkLaunch("FLSL union");
+    launchDependent(linkRunsKernel<kConnectivity, true>, blocks, kWordThreads, stream, "FLSL union", table_, runLabels_,
+                    words);
     compressRuns(stream);
 }
 
 void FullRunLabeling::compressRuns(cudaStream_t stream)
 {
     const unsigned blocks = std::min(blocksFor(static_cast<long long>(runs_), kWordThreads), kMaxCompressBlocks);
-    compressRunsKernel<<<blocks, kWordThreads, 0, stream>>>(runLabels_, table_.rowSlots + table_.rows);
-    checkLaunch("FLSL run compression");
+    launchDependent(compressRunsKernel, blocks, kWordThreads, stream, "FLSL run compression", runLabels_,
+                    table_.rowSlots + table_.rows);
 }
 
 void FullRunLabeling::writeLabels(void* labels, size_t step, bool labels16u, cudaStream_t stream) const
@@ -1108,12 +1113,11 @@ void FullRunLabeling::launchWriteLabels(void* labels, size_t step, bool labels16
     char* out = static_cast<char*>(labels);
     const int* from = part == LabelRows::OverTable ? savedLabels_ : runLabels_;
     if (labels16u)
-        writeLabelsKernel<unsigned short><<<blocks, kRowThreads, 0, stream>>>(table_, from, out, step, tilesPerRow,
-                                                                            vectorRows, part, savedLabels_);
+        launchDependent(writeLabelsKernel<unsigned short>, blocks, kRowThreads, stream, "FLSL labels", table_, from, out,
+                        step, tilesPerRow, vectorRows, part, savedLabels_);
     else
-        writeLabelsKernel<int><<<blocks, kRowThreads, 0, stream>>>(table_, from, out, step, tilesPerRow, vectorRows,
-                                                                   part, savedLabels_);
-    checkLaunch("FLSL labels");
+        launchDependent(writeLabelsKernel<int>, blocks, kRowThreads, stream, "FLSL labels", table_, from, out, step,
+                        tilesPerRow, vectorRows, part, savedLabels_);
 }
 
 void FullRunLabeling::accumulate(RunFeatureMerge merge, const StatsAccumulators& stats, cudaStream_t stream) const
@@ -1124,15 +1128,14 @@ void FullRunLabeling::accumulate(RunFeatureMerge merge, const StatsAccumulators&
         checkCuda(cudaErrorInvalidValue, "FLSL+OTF: statistics of a labeling that gathered no features");
     const unsigned blocks = rowBlocks(table_.rows);
     if (merge == RunFeatureMerge::OnTheFly)
-        accumulateRunsKernel<RunFeatureMerge::OnTheFly><<<blocks, kRowThreads, 0, stream>>>(table_, runLabels_, stats,
-                                                                                            features_, componentCount_);
+        launchDependent(accumulateRunsKernel<RunFeatureMerge::OnTheFly>, blocks, kRowThreads, stream, "FLSL statistics",
+                        table_, runLabels_, stats, features_, componentCount_);
     else if (merge == RunFeatureMerge::ConflictDetection)
-        accumulateRunsKernel<RunFeatureMerge::ConflictDetection><<<blocks, kRowThreads, 0, stream>>>(
-            table_, runLabels_, stats, features_, componentCount_);
+        launchDependent(accumulateRunsKernel<RunFeatureMerge::ConflictDetection>, blocks, kRowThreads, stream,
+                        "FLSL statistics", table_, runLabels_, stats, features_, componentCount_);
     else
-        accumulateRunsKernel<RunFeatureMerge::Atomic><<<blocks, kRowThreads, 0, stream>>>(table_, runLabels_, stats,
-                                                                                          features_, componentCount_);
-    checkLaunch("FLSL statistics");
+        launchDependent(accumulateRunsKernel<RunFeatureMerge::Atomic>, blocks, kRowThreads, stream, "FLSL statistics",
+                        table_, runLabels_, stats, features_, componentCount_);
 }
 
 /** The statistics of the FLSL family, from the run table its FullRunLabeling kept (no label image read). */

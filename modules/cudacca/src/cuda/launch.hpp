@@ -1,16 +1,18 @@
 // This file is part of cudacca, an OpenCV extra module.
 // It is subject to the license terms in the LICENSE file found in the top-level directory.
 
-// Host-side launch helpers shared by every kernel file: grid sizes, buffer alignment, and the dispatch of a
-// runtime connectivity to the kernels' compile-time one.
+// Launch helpers shared by every kernel file: grid sizes, buffer alignment, the dispatch of a runtime
+// connectivity to the kernels' compile-time one, and dependent launches (Programmatic Dependent Launch).
 
 #ifndef CUDACCA_LAUNCH_HPP
 #define CUDACCA_LAUNCH_HPP
 
+#include <atomic>
 #include <cstddef>
 #include <type_traits>
+#include <utility>
 
-#include <cuda_runtime_api.h>
+#include <cuda_runtime.h>
 
 #include "cuda_check.hpp"
 
@@ -54,6 +56,73 @@ void withConnectivity(int connectivity, F&& f)
     else
         f(std::integral_constant<int, 4>());
 }
+
+// ---- dependent launches -------------------------------------------------------------------------------
+// A chain of small kernels costs each kernel its launch and its ramp-up after the previous one has drained
+// (2048^2: 14 kernels of 2.3-9 us, most of the call; doc/benchmarks.md, "Launch gaps"). On Hopper (compute
+// capability 9.0) a kernel launched by launchDependent() may be scheduled while the previous kernel of its stream
+// still runs, with Programmatic Dependent Launch (CUDA Programming Guide, "Programmatic Dependent Launch and
+// Synchronization"): the previous kernel lets it start (the trigger), and its threads wait there until that
+// kernel has finished and its writes are visible. Contract: a kernel launched so calls dependentKernelStart()
+// first, before any access to global memory, in every thread. Then it sees everything the stream did before
+// it, and nothing later in the stream starts before it ends (a later kernel launched so waits for it in its own
+// dependentKernelStart(); other work waits as always). Elsewhere the launch is an ordinary one.
+
+/** Whether the current device takes dependent launches (compute capability 9.0 or later); asked once per device. */
+inline bool dependentLaunchSupported()
+{
+    constexpr int kDevices = 64;
+    static std::atomic<signed char> known[kDevices] = {}; // 0 not asked yet, 1 no, 2 yes
+    int device = 0;
+    checkCuda(cudaGetDevice(&device), "cudaGetDevice");
+    if (device < 0 || device >= kDevices)
+        return false;
+    signed char k = known[device].load(std::memory_order_relaxed);
+    if (k == 0)
+    {
+        int major = 0;
+        checkCuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
+                  "cudaDeviceGetAttribute (compute capability)");
+        k = major >= 9 ? 2 : 1;
+        known[device].store(k, std::memory_order_relaxed);
+    }
+    return k == 2;
+}
+
+#ifdef __CUDACC__
+/** Queues kernel<<<grid, block, 0, stream>>>(args...) as a dependent launch (above); `what` names it in errors. */
+template <typename... Params, typename... Args>
+void launchDependent(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream, const char* what,
+                     Args&&... args)
+{
+    cudaLaunchAttribute attribute = {};
+    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = 0;
+    config.stream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = dependentLaunchSupported() ? 1 : 0;
+    checkCuda(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...), what);
+}
+
+namespace device {
+
+/** The first statement of a kernel queued by launchDependent(), in every thread: lets the next dependent kernel
+of the stream be scheduled (it waits in its own dependentKernelStart() until this one has ended), then waits until
+the work before this kernel has ended and its writes are visible. Nothing on other devices. */
+__device__ __forceinline__ void dependentKernelStart()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cudaTriggerProgrammaticLaunchCompletion();
+    cudaGridDependencySynchronize();
+#endif
+}
+
+} // namespace device
+#endif
 
 }}} // namespace cv::cuda::cudacca
 
