@@ -362,10 +362,9 @@ void compressAndRank(const LabelForest& forest, void* scratch, size_t scratchByt
     launchDependent(compressAndRankKernel, blocksFor(s.segments, kWarpsPerBlock), kBlockThreads, stream, "compressAndRank",
                     forest, pixels, d_liveNodes, s.segments, s.shift, s.counts);
 
-    // offsets[segments] is the number of components.
-    exclusiveSumWithTotal(s.scanTemp, s.scanTempBytes, s.counts, s.offsets, s.segments, stream, "segment offsets");
-    checkCuda(cudaMemcpyAsync(d_componentCount, s.offsets + s.segments, sizeof(int), cudaMemcpyDeviceToDevice, stream),
-              "cudaMemcpyAsync (component count)");
+    // offsets[segments] is the number of components; the scan also writes it to *d_componentCount.
+    exclusiveSumWithTotal(s.scanTemp, s.scanTempBytes, s.counts, s.offsets, s.segments, stream, "segment offsets",
+                          d_componentCount);
 }
 
 size_t statsAccumulatorBytes(int labelCount)
