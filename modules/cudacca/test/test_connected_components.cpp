@@ -814,4 +814,45 @@ TEST(CUDACCA_Defaults, NarrowGpuOutputsArePacked)
     }
 }
 
+TEST(CUDACCA_Scans, SizesAroundTheSingleBlockRounds)
+{
+    // The pipelines' prefix sums (exclusive_sum.cuh): one block in rounds of 8192 items up to four rounds, CUB
+    // above. FLSL_CD's row scan (as many items as rows) and its ranking's segment scan (a run table of R slots:
+    // ceil(R / 256) segments; R is the bound rows x ceil(cols / 2) up to 16 MiB, else the runs counted) at
+    // 1, 2, 4 and 5 rounds and one item either side of a round. Random images (seed printed), or vertical
+    // stripes (a run per 2 columns, so R is known when the runs are counted); exact against the CPU.
+    skipIfNoCudaDevice();
+    std::mt19937 rng(testSeed());
+    struct Case
+    {
+        cv::Size size;
+        bool stripes;
+        const char* what;
+    };
+    const Case cases[] = {
+        { { 5, 8191 }, false, "8191 rows" }, { { 5, 8192 }, false, "8192 rows" }, { { 5, 8193 }, false, "8193 rows" },
+        { { 5, 32768 }, false, "32768 rows" }, { { 5, 32769 }, false, "32769 rows (CUB)" },
+        { { 1024, 4096 }, false, "8192 segments" }, { { 1024, 4097 }, false, "8193 segments" },
+        { { 1024, 8192 }, false, "16384 segments" },
+        { { 2048, 8192 }, true, "32768 segments (runs counted)" }, { { 2048, 8193 }, true, "32772 segments (CUB)" },
+    };
+    for (const Case& k : cases)
+    {
+        SCOPED_TRACE(cv::format("%dx%d: %s", k.size.width, k.size.height, k.what));
+        cv::Mat img;
+        if (k.stripes)
+        {
+            img = cv::Mat(k.size, CV_8UC1);
+            for (int x = 0; x < img.cols; ++x)
+                img.col(x).setTo(x % 2 == 0 ? 1 : 0);
+        }
+        else
+            img = randomBlockImage(k.size, 0.5, 1, rng);
+        const CCResult ref = cpuReference(img, 8);
+        cv::cuda::GpuMat d(img), l, st, c;
+        const int n = cv::cuda::connectedComponentsWithStats(d, l, st, c, 8, CV_32S, cv::cuda::CCA_FLSL_CD);
+        EXPECT_TRUE(matchesCpu(ref, CV_32S, download(n, l, st, c)));
+    }
+}
+
 }} // namespace opencv_test::<anonymous>

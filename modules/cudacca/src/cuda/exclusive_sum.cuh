@@ -8,8 +8,9 @@
 // dependent kernels, and on a small image every kernel costs its launch (H100, ncu, 2049 items, 2.4 + 4.3 us).
 // Larger sums go to cub::DeviceScan::ExclusiveSum. History: with a lane's items consecutive (strided loads
 // across the warp), one block took about 12 us more than CUB's two kernels at 16 items a lane (16384 items;
-// H100, 5298d60's benchmark); the block now loads and stores through CUB's warp transposes (coalesced), at 8
-// items a lane: 8192 items, the segments of a 2048^2 run table and the rows of an 8192^2 image.
+// H100, 5298d60's benchmark). The block now loads and stores through CUB's warp transposes (coalesced), 8 items
+// a lane, in up to four rounds of 8192 items: the segments of a 2048^2 run table (8192) or pixel forest
+// (16384), of an 8192^2 run table at g = 1 or 4 (16384), the rows of an 8192^2 image.
 
 #ifndef CUDACCA_EXCLUSIVE_SUM_CUH
 #define CUDACCA_EXCLUSIVE_SUM_CUH
@@ -27,11 +28,12 @@ namespace {
 
 constexpr int kSingleBlockSumThreads = 1024;
 constexpr int kSingleBlockSumItemsPerThread = 8;
-constexpr int kSingleBlockSumItems = kSingleBlockSumThreads * kSingleBlockSumItemsPerThread;
+constexpr int kSingleBlockSumTile = kSingleBlockSumThreads * kSingleBlockSumItemsPerThread; //!< items per round
+constexpr int kSingleBlockSumItems = 4 * kSingleBlockSumTile;
 
 /** out[k] = in[0] + ... + in[k-1] for k < n, out[n] = the total, and *total = the total too when `total` is not
-null; one block. In place (in == out) is safe: every thread loads its items before the block scan's barriers and
-stores after them. */
+null; one block, in rounds of kSingleBlockSumTile items with a running carry. In place (in == out) is safe: a
+round loads its items before the block scan's barriers and stores them after, and rounds are disjoint. */
 template <typename T>
 __global__ void __launch_bounds__(kSingleBlockSumThreads)
 singleBlockExclusiveSumKernel(const T* in, T* out, int n, T* total)
@@ -46,18 +48,28 @@ singleBlockExclusiveSumKernel(const T* in, T* out, int n, T* total)
         typename BlockScan::TempStorage scan;
         typename BlockStore::TempStorage store;
     } temp;
-    T v[kSingleBlockSumItemsPerThread];
-    BlockLoad(temp.load).Load(in, v, n, T(0));
-    __syncthreads(); // temp is reused
-    T sum;
-    BlockScan(temp.scan).ExclusiveSum(v, v, sum);
-    __syncthreads();
-    BlockStore(temp.store).Store(out, v, n);
+    T carry = 0; // the sum of the rounds before
+    for (int base = 0; base < n; base += kSingleBlockSumTile)
+    {
+        const int valid = min(kSingleBlockSumTile, n - base);
+        T v[kSingleBlockSumItemsPerThread];
+        BlockLoad(temp.load).Load(in + base, v, valid, T(0));
+        __syncthreads(); // temp is reused
+        T sum;
+        BlockScan(temp.scan).ExclusiveSum(v, v, sum);
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < kSingleBlockSumItemsPerThread; ++i)
+            v[i] += carry;
+        BlockStore(temp.store).Store(out + base, v, valid);
+        __syncthreads(); // before the next round's load reuses temp
+        carry += sum;
+    }
     if (threadIdx.x == 0)
     {
-        out[n] = sum;
+        out[n] = carry;
         if (total)
-            *total = sum;
+            *total = carry;
     }
 }
 
