@@ -3,10 +3,12 @@
 (library, algorithm, variant, size, g, density, connectivity), the ratio NEW / BASE of median_us, summarized per
 group as a geometric mean with the smallest and largest ratio (below 1: NEW is faster). For A/B runs of two
 builds on one machine ("Comparing two builds" in doc/benchmarks.md), and for reading one commit's run against
-the committed one.
+the committed one. BASE and NEW may each be several runs, comma-separated (the rounds of an A/B run): a case's
+time is then its smallest median_us over the runs that hold it, which takes out most of the slow stretches of a
+shared machine.
 
-    python3 perf/compare.py BASE.csv NEW.csv [--by algorithm,variant,g] [--library cudacca] [--algorithm DEFAULT]
-                                             [--worst 5]
+    python3 perf/compare.py BASE.csv[,BASE2.csv...] NEW.csv[,NEW2.csv...] [--by algorithm,variant,g]
+                            [--library cudacca] [--algorithm DEFAULT] [--worst 5]
 """
 import argparse
 import collections
@@ -17,9 +19,16 @@ import sys
 KEY = ("library", "algorithm", "variant", "width", "height", "g", "density", "connectivity")
 
 
-def load(path):
-    with open(path, newline="") as f:
-        return {tuple(r[k] for k in KEY): r for r in csv.DictReader(f)}
+def load(paths):
+    """The rows of the comma-separated runs `paths`, one per case: the one with the smallest median_us."""
+    rows = {}
+    for path in paths.split(","):
+        with open(path, newline="") as f:
+            for r in csv.DictReader(f):
+                key = tuple(r[k] for k in KEY)
+                if key not in rows or float(r["median_us"]) < float(rows[key]["median_us"]):
+                    rows[key] = r
+    return rows
 
 
 def main():

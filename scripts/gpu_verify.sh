@@ -198,6 +198,16 @@ if want ab; then
       echo "-- $(basename "$(dirname "$run")") against $(basename "$(dirname "$base")") (time ratio, below 1: faster)"
       python3 "$root/perf/compare.py" "$base" "$run" --by library,algorithm,variant,g --worst 3
     done
+    # With several rounds: each variant's fastest round per case against the base's, per side.
+    if [ "${CUDACCA_AB_ROUNDS:-1}" -gt 1 ]; then
+      first=${variants%% *}
+      rounds() { ls "$out"/ab/"$1"_*/results.csv | paste -sd, -; }
+      for v in $variants; do
+        [ "$v" = "$first" ] && continue
+        echo "-- $v against $first, the fastest of ${CUDACCA_AB_ROUNDS} rounds per case (time ratio, below 1: faster)"
+        python3 "$root/perf/compare.py" "$(rounds "$first")" "$(rounds "$v")" --by library,algorithm,variant,width,g --worst 3
+      done
+    fi
   fi
 fi
 
