@@ -409,9 +409,10 @@ PinnedArena& threadStaging()
 together by run(). One host thread copies only about 14 GB/s out of the staging that the GPU has just written
 (inferred from the latency rows of fdc3f4e, H100 machine: at 512^2 and 1024^2, g = 1, with 10 k to 65 k
 labels, the free function took 25-176 us longer than an analyzer, whose outputs are views: about 2.6 ns per
-label of 36 bytes), so a large copy is cut into pieces for OpenCV's threads. Small copies stay on the calling thread: waking the threads
-costs more than it saves. At most two copies (stats and centroids); nothing here allocates, but
-cv::parallel_for_ does, so an analyzer (no allocation in steady state) never gathers its copies here. */
+label of 36 bytes), so a large copy is cut into pieces for OpenCV's threads (A/B: doc/benchmarks.md, "Host
+copies"). Small copies stay on the calling thread: waking the threads costs more than it saves. At most two
+copies (stats and centroids); nothing here allocates, but cv::parallel_for_ does, so an analyzer (no
+allocation in steady state) never gathers its copies here. */
 class HostCopies : public ParallelLoopBody
 {
 public:
