@@ -20,9 +20,11 @@ size_t rankScratchBytes(int rows, int cols);
 raster order. Writes the number of foreground components to *d_componentCount (device memory) and keeps
 the per-segment offsets in `scratch` for relabelAndAccumulate(). With `d_liveNodes` (device memory), only
 the first *d_liveNodes nodes in raster order are read, the others are background without being read (a
-run table sized by its bound: its slots past the last run are never written). */
+run table sized by its bound: its slots past the last run are never written). With `h_componentCount` (mapped
+pinned host memory), the number is written there too, by the kernel that finds it (no copy to queue): the host
+may read it once an event recorded after this call's work has completed. */
 void compressAndRank(const LabelForest& forest, void* scratch, size_t scratchBytes, int* d_componentCount,
-                     cudaStream_t stream, const unsigned* d_liveNodes = nullptr);
+                     cudaStream_t stream, const unsigned* d_liveNodes = nullptr, int* h_componentCount = nullptr);
 
 /** Bytes of device memory for the accumulators of `labelCount` labels (the layout is private). */
 size_t statsAccumulatorBytes(int labelCount);

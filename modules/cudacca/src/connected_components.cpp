@@ -212,14 +212,14 @@ cudaEvent_t countEvent()
     return slot.e;
 }
 
-/** The number of foreground components: the pipeline's synchronization. The count's copy is queued,
-then `meanwhile()` queues work that does not depend on it (the GPU does it while the count travels to
-the host), then the host waits for the copy only (an event, not the stream). */
+/** The number of foreground components: the pipeline's synchronization. The ranking has written it to
+r.pinnedCount (mapped pinned memory) itself: no copy between the kernels, whose chain of dependent launches a
+copy would break (H100, 2048^2: 0.86-0.92 of the time, doc/benchmarks.md). An event is queued, then
+`meanwhile()` queues work that does not depend on N (the GPU does it while the host waits), then the host waits
+for the event only (not the stream). */
 template <typename Meanwhile>
-int waitForComponentCount(const int* d_componentCount, cudaStream_t s, const CallResources& r, Meanwhile&& meanwhile)
+int waitForComponentCount(cudaStream_t s, const CallResources& r, Meanwhile&& meanwhile)
 {
-    checkCuda(cudaMemcpyAsync(r.pinnedCount, d_componentCount, sizeof(int), cudaMemcpyDeviceToHost, s),
-              "cudaMemcpyAsync (component count)");
     checkCuda(cudaEventRecord(r.countCopied, s), "cudaEventRecord (component count)");
     meanwhile();
     checkCuda(cudaEventSynchronize(r.countCopied), "cudaEventSynchronize (component count)");
@@ -289,10 +289,10 @@ int forestPipeline(Call& c, const AlgorithmInstance& algo, const BinaryImage& im
     const size_t rankBytes = rankScratchBytes(size.height, size.width);
     char* rankMemory = static_cast<char*>(rankBuffer.allocate(256 + rankBytes, s));
     void* rankScratch = rankMemory + 256;
-    compressAndRank(forest, rankScratch, rankBytes, reinterpret_cast<int*>(rankMemory), s);
+    compressAndRank(forest, rankScratch, rankBytes, reinterpret_cast<int*>(rankMemory), s, nullptr, c.resources.pinnedCount);
 
-    // N sizes stats and centroids and is the return value.
-    const int labelCount = waitForComponentCount(reinterpret_cast<int*>(rankMemory), s, c.resources, [] {}) + 1;
+    // N sizes stats and centroids and is the return value; the ranking wrote it to the host itself.
+    const int labelCount = waitForComponentCount(s, c.resources, [] {}) + 1;
     checkLabelCount(labelCount, c.ltype, c.statsOut, c.centroidsOut);
 
     // Final labels; the statistics ride on the relabeling (shared analysis) or follow it (the row's own).
@@ -371,7 +371,8 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
     // the wait when the early statistics hold every label the runs can make (or there are none), else after the
     // second accumulation, should N not fit.
     const bool statsFinalEarly = !c.wantStats || capacity >= runs.labelBound();
-    const int labelCount = waitForComponentCount(d_componentCount, s, c.resources, [&] {
+    // N reaches the host by the ranking's own write (labelAndRank's contract).
+    const int labelCount = waitForComponentCount(s, c.resources, [&] {
         if (labelsFirst)
             writeLabels(CV_32SC1);
         if (capacity > 0)

@@ -61,8 +61,9 @@ public:
                cudaStream_t stream) override;
 
     /** Labels the runs of `image` and ranks their roots in raster order; queues the number of foreground
-    components into *d_componentCount (device memory). May wait on the stream once (to size the run
-    table), reading the count through `h_scratch`, a pinned host int. `image` must stay valid until the
+    components into *d_componentCount (device memory) and into *h_scratch, a mapped pinned host int, which the
+    host may read once an event recorded after this call's work has completed. May wait on the stream once (to
+    size the run table), reading the run count through `h_scratch`. `image` must stay valid until the
     call's analysis is queued. With a `home`, the run table (its parents, then the runs' labels) lives there;
     the labels must then be written into that image, in two parts (writeLabels, finishLabels). */
     virtual void labelAndRank(const BinaryImage& image, int connectivity, bool wantStats, int* d_componentCount,

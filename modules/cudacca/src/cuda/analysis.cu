@@ -352,7 +352,7 @@ size_t rankScratchBytes(int rows, int cols)
 }
 
 void compressAndRank(const LabelForest& forest, void* scratch, size_t scratchBytes, int* d_componentCount,
-                     cudaStream_t stream, const unsigned* d_liveNodes)
+                     cudaStream_t stream, const unsigned* d_liveNodes, int* h_componentCount)
 {
     if (scratchBytes < rankScratchBytes(forest.rows, forest.cols))
         checkCuda(cudaErrorInvalidValue, "compressAndRank: scratch too small");
@@ -362,9 +362,9 @@ void compressAndRank(const LabelForest& forest, void* scratch, size_t scratchByt
     launchDependent(compressAndRankKernel, blocksFor(s.segments, kWarpsPerBlock), kBlockThreads, stream, "compressAndRank",
                     forest, pixels, d_liveNodes, s.segments, s.shift, s.counts);
 
-    // offsets[segments] is the number of components; the scan also writes it to *d_componentCount.
+    // offsets[segments] is the number of components; the scan also writes it to *d_componentCount (and the host's).
     exclusiveSumWithTotal(s.scanTemp, s.scanTempBytes, s.counts, s.offsets, s.segments, stream, "segment offsets",
-                          d_componentCount);
+                          d_componentCount, h_componentCount);
 }
 
 size_t statsAccumulatorBytes(int labelCount)

@@ -31,12 +31,12 @@ constexpr int kSingleBlockSumItemsPerThread = 8;
 constexpr int kSingleBlockSumTile = kSingleBlockSumThreads * kSingleBlockSumItemsPerThread; //!< items per round
 constexpr int kSingleBlockSumItems = 4 * kSingleBlockSumTile;
 
-/** out[k] = in[0] + ... + in[k-1] for k < n, out[n] = the total, and *total = the total too when `total` is not
-null; one block, in rounds of kSingleBlockSumTile items with a running carry. In place (in == out) is safe: a
+/** out[k] = in[0] + ... + in[k-1] for k < n, out[n] = the total, and *total, *hostTotal = the total too when they
+are not null; one block, in rounds of kSingleBlockSumTile items with a running carry. In place (in == out) is safe: a
 round loads its items before the block scan's barriers and stores them after, and rounds are disjoint. */
 template <typename T>
 __global__ void __launch_bounds__(kSingleBlockSumThreads)
-singleBlockExclusiveSumKernel(const T* in, T* out, int n, T* total)
+singleBlockExclusiveSumKernel(const T* in, T* out, int n, T* total, T* hostTotal)
 {
     device::dependentKernelStart(); // launched by launchDependent()
     using BlockLoad = cub::BlockLoad<T, kSingleBlockSumThreads, kSingleBlockSumItemsPerThread, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
@@ -70,6 +70,8 @@ singleBlockExclusiveSumKernel(const T* in, T* out, int n, T* total)
         out[n] = carry;
         if (total)
             *total = carry;
+        if (hostTotal)
+            *hostTotal = carry;
     }
 }
 
@@ -86,15 +88,16 @@ size_t exclusiveSumTempBytes(int n)
 }
 
 /** Queues out[k] = in[0] + ... + in[k-1] for k < n and out[n] = the total, and *total = the total when `total`
-is not null. `in` and `out` hold n + 1 items each (in == out allowed); in[n] may be overwritten. `temp`:
-exclusiveSumTempBytes<T>(n) bytes. */
+is not null, *hostTotal (mapped pinned host memory) too when it is not null. `in` and `out` hold n + 1 items each
+(in == out allowed); in[n] may be overwritten. `temp`: exclusiveSumTempBytes<T>(n) bytes. */
 template <typename T>
 void exclusiveSumWithTotal(void* temp, size_t tempBytes, T* in, T* out, int n, cudaStream_t stream, const char* what,
-                           T* total = nullptr)
+                           T* total = nullptr, T* hostTotal = nullptr)
 {
     if (n <= kSingleBlockSumItems)
     {
-        launchDependent(singleBlockExclusiveSumKernel<T>, 1, kSingleBlockSumThreads, stream, what, in, out, n, total);
+        launchDependent(singleBlockExclusiveSumKernel<T>, 1, kSingleBlockSumThreads, stream, what, in, out, n, total,
+                        hostTotal);
         return;
     }
     // CUB's scan of n + 1 items with in[n] = 0 leaves the total in out[n].
@@ -102,6 +105,8 @@ void exclusiveSumWithTotal(void* temp, size_t tempBytes, T* in, T* out, int n, c
     checkCuda(cub::DeviceScan::ExclusiveSum(temp, tempBytes, in, out, n + 1, stream), what);
     if (total)
         checkCuda(cudaMemcpyAsync(total, out + n, sizeof(T), cudaMemcpyDeviceToDevice, stream), what);
+    if (hostTotal)
+        checkCuda(cudaMemcpyAsync(hostTotal, out + n, sizeof(T), cudaMemcpyDeviceToHost, stream), what);
 }
 
 } // namespace

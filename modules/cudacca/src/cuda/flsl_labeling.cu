@@ -999,6 +999,7 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     if (runs_ == 0)
     {
         checkCuda(cudaMemsetAsync(d_componentCount, 0, sizeof(int), stream), "cudaMemsetAsync (component count)");
+        *h_scratch = 0; // N for the host (labelAndRank's contract); the wait above made the device done with it
         ranked_ = true;
         featuresReady_ = onTheFly;
         return;
@@ -1048,7 +1049,7 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     withConnectivity(connectivity, [&](auto c) { unite<decltype(c)::value>(onTheFly, stream); });
     LabelForest forest = slots;
     forest.data = runLabels_;
-    compressAndRank(forest, rankScratch, rankBytes, d_componentCount, stream, table_.rowSlots + rows);
+    compressAndRank(forest, rankScratch, rankBytes, d_componentCount, stream, table_.rowSlots + rows, h_scratch);
     relabelAndAccumulate(forest, rankScratch, runLabels_, runs_ * sizeof(int), false, nullptr, stream,
                          table_.rowSlots + rows);
     ranked_ = true;

@@ -1,0 +1,207 @@
+// host_costs: what the host pays per CUDA operation a cudacca call queues, and what a chain of small kernels
+// costs queued one by one against one CUDA graph (doc/benchmarks.md, "Host costs"). A diagnostic for choosing
+// how to cut a small call's fixed cost, not part of the benchmark protocol. Standalone:
+//   nvcc -O2 -std=c++17 -arch=sm_90 perf/host_costs.cu -o host_costs && ./host_costs
+// Prints one line per measurement: name, median us over the repetitions (host clock).
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+namespace {
+
+void check(cudaError_t e, const char* what)
+{
+    if (e != cudaSuccess)
+    {
+        std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+        std::exit(1);
+    }
+}
+
+double nowUs()
+{
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+/** Median over `reps` of f()'s host time divided by `per` (operations per f). */
+double median(int reps, int per, const std::function<void()>& f)
+{
+    std::vector<double> t;
+    for (int r = 0; r < reps; ++r)
+    {
+        const double t0 = nowUs();
+        f();
+        t.push_back((nowUs() - t0) / per);
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+__global__ void emptyKernel() {}
+
+/** About as much work as one of a 2048^2 call's small kernels: a pass over `n` ints. */
+__global__ void passKernel(int* data, int n, int pdl)
+{
+#if __CUDA_ARCH__ >= 900
+    if (pdl)
+    {
+        cudaTriggerProgrammaticLaunchCompletion();
+        cudaGridDependencySynchronize();
+    }
+#endif
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        data[i] = data[i] * 3 + 1;
+}
+
+__global__ void spinKernel(long long cycles)
+{
+    const long long t0 = clock64();
+    while (clock64() - t0 < cycles)
+    {
+    }
+}
+
+void launchPass(cudaStream_t s, int* data, int n, bool pdl)
+{
+    cudaLaunchAttribute a = {};
+    a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    a.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t c = {};
+    c.gridDim = dim3(264);
+    c.blockDim = dim3(256);
+    c.stream = s;
+    c.attrs = &a;
+    c.numAttrs = pdl ? 1 : 0;
+    check(cudaLaunchKernelEx(&c, passKernel, data, n, pdl ? 1 : 0), "cudaLaunchKernelEx");
+}
+
+} // namespace
+
+int main()
+{
+    cudaStream_t s;
+    check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
+    cudaDeviceProp prop;
+    check(cudaGetDeviceProperties(&prop, 0), "props");
+    std::printf("device: %s\n", prop.name);
+    int* d = nullptr;
+    const int n = 1 << 20; // 4 MB: a 2048^2 call's kernels touch 1-16 MB
+    check(cudaMalloc(&d, n * sizeof(int)), "malloc");
+    check(cudaMemset(d, 0, n * sizeof(int)), "memset");
+    int* pinned = nullptr;
+    check(cudaHostAlloc(reinterpret_cast<void**>(&pinned), 4096, cudaHostAllocMapped | cudaHostAllocPortable), "hostalloc");
+    cudaEvent_t e;
+    check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "event");
+    cudaMemPool_t pool;
+    check(cudaDeviceGetDefaultMemPool(&pool, 0), "pool");
+    unsigned long long threshold = ~0ull;
+    check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold), "threshold");
+    int clockKhz = 0;
+    check(cudaDeviceGetAttribute(&clockKhz, cudaDevAttrClockRate, 0), "clock");
+    const long long spin = static_cast<long long>(clockKhz) * 100; // 100 ms; a twentieth keeps the GPU busy meanwhile
+    const int reps = 200, per = 20;
+
+    // Single operations, queued while the GPU is busy (the host's cost, not the GPU's): the clock runs around the
+    // queueing only, the wait comes after.
+    auto busy = [&](const std::function<void()>& f) {
+        std::vector<double> t;
+        for (int r = 0; r < 25; ++r)
+        {
+            spinKernel<<<1, 1, 0, s>>>(spin / 20);
+            const double t0 = nowUs();
+            for (int k = 0; k < per; ++k)
+                f();
+            t.push_back((nowUs() - t0) / per);
+            check(cudaStreamSynchronize(s), "sync");
+        }
+        std::sort(t.begin(), t.end());
+        return t[t.size() / 2];
+    };
+    int device = 0;
+    std::printf("%-52s %8.2f\n", "cudaGetDevice", median(reps, per, [&] { for (int k = 0; k < per; ++k) cudaGetDevice(&device); }));
+    int attr = 0;
+    std::printf("%-52s %8.2f\n", "cudaDeviceGetAttribute", median(reps, per, [&] {
+        for (int k = 0; k < per; ++k) cudaDeviceGetAttribute(&attr, cudaDevAttrMultiProcessorCount, 0); }));
+    std::printf("%-52s %8.2f\n", "<<<>>> empty kernel (GPU busy)", busy([&] { emptyKernel<<<1, 32, 0, s>>>(); }));
+    std::printf("%-52s %8.2f\n", "cudaLaunchKernelEx pass, no PDL (GPU busy)", busy([&] { launchPass(s, d, n, false); }));
+    std::printf("%-52s %8.2f\n", "cudaLaunchKernelEx pass, PDL (GPU busy)", busy([&] { launchPass(s, d, n, true); }));
+    std::printf("%-52s %8.2f\n", "cudaMallocFromPoolAsync+cudaFreeAsync 8 MB (busy)", busy([&] {
+        void* p = nullptr;
+        check(cudaMallocFromPoolAsync(&p, 8 << 20, pool, s), "mallocasync");
+        check(cudaFreeAsync(p, s), "freeasync"); }));
+    std::printf("%-52s %8.2f\n", "cudaMemcpyAsync D2H 4 B pinned (busy)", busy([&] {
+        check(cudaMemcpyAsync(pinned, d, 4, cudaMemcpyDeviceToHost, s), "memcpy"); }));
+    std::printf("%-52s %8.2f\n", "cudaEventRecord (busy)", busy([&] { check(cudaEventRecord(e, s), "record"); }));
+    std::printf("%-52s %8.2f\n", "cudaMemsetAsync 4 B (busy)", busy([&] { check(cudaMemsetAsync(d, 0, 4, s), "memset"); }));
+
+    // An idle round trip: one empty kernel, event, wait.
+    std::printf("%-52s %8.2f\n", "empty kernel + record + event sync (idle GPU)", median(reps, 1, [&] {
+        emptyKernel<<<1, 32, 0, s>>>();
+        check(cudaEventRecord(e, s), "record");
+        check(cudaEventSynchronize(e), "esync"); }));
+
+    // A chain of 13 small kernels (a 2048^2 call has 12-14), then a copy, an event and the wait.
+    for (int chain : {13})
+    {
+        for (bool pdl : {false, true})
+        {
+            auto queue = [&](cudaStream_t q) {
+                for (int k = 0; k < chain; ++k)
+                    launchPass(q, d, n, pdl);
+                check(cudaMemcpyAsync(pinned, d, 4, cudaMemcpyDeviceToHost, q), "memcpy");
+            };
+            const double direct = median(reps, 1, [&] {
+                queue(s);
+                check(cudaEventRecord(e, s), "record");
+                check(cudaEventSynchronize(e), "esync"); });
+            const double directQueue = busy([&] { queue(s); }) * per;
+            // The same chain captured once into a graph, replayed.
+            cudaStream_t cap;
+            check(cudaStreamCreateWithFlags(&cap, cudaStreamNonBlocking), "cap stream");
+            cudaGraph_t g;
+            check(cudaStreamBeginCapture(cap, cudaStreamCaptureModeThreadLocal), "begin");
+            queue(cap);
+            check(cudaStreamEndCapture(cap, &g), "end");
+            cudaGraphExec_t x;
+            check(cudaGraphInstantiate(&x, g, 0), "instantiate");
+            const double graph = median(reps, 1, [&] {
+                check(cudaGraphLaunch(x, s), "graph launch");
+                check(cudaEventRecord(e, s), "record");
+                check(cudaEventSynchronize(e), "esync"); });
+            const double graphQueue = busy([&] { check(cudaGraphLaunch(x, s), "graph launch"); }) * per;
+            // Capture again each time and update the executable graph in place (parameters may change).
+            const double recapture = median(reps, 1, [&] {
+                cudaGraph_t g2;
+                check(cudaStreamBeginCapture(cap, cudaStreamCaptureModeThreadLocal), "begin");
+                queue(cap);
+                check(cudaStreamEndCapture(cap, &g2), "end");
+                cudaGraphExecUpdateResultInfo info;
+                check(cudaGraphExecUpdate(x, g2, &info), "update");
+                check(cudaGraphDestroy(g2), "destroy");
+            });
+            const double instantiate = median(20, 1, [&] {
+                cudaGraphExec_t y;
+                check(cudaGraphInstantiate(&y, g, 0), "instantiate");
+                check(cudaGraphExecDestroy(y), "exec destroy");
+            });
+            std::printf("chain of %d kernels, %s:\n", chain, pdl ? "PDL" : "no PDL");
+            std::printf("  %-50s %8.2f\n", "queued one by one, whole call (idle GPU)", direct);
+            std::printf("  %-50s %8.2f\n", "queued one by one, host part only (busy GPU)", directQueue);
+            std::printf("  %-50s %8.2f\n", "graph replay, whole call (idle GPU)", graph);
+            std::printf("  %-50s %8.2f\n", "graph launch, host part only (busy GPU)", graphQueue);
+            std::printf("  %-50s %8.2f\n", "capture + cudaGraphExecUpdate (host)", recapture);
+            std::printf("  %-50s %8.2f\n", "cudaGraphInstantiate (host)", instantiate);
+            check(cudaGraphExecDestroy(x), "exec destroy");
+            check(cudaGraphDestroy(g), "destroy");
+            check(cudaStreamDestroy(cap), "cap destroy");
+        }
+    }
+    check(cudaDeviceSynchronize(), "final");
+    return 0;
+}
