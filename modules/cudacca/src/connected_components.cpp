@@ -362,21 +362,25 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
     // travels, so that the GPU does not wait for the host. They are ours, so a call refused after N has still
     // modified none of the caller's outputs.
     const size_t capacity = c.wantStats ? earlyStatsCapacity(runs.labelBound(), static_cast<long long>(image.rows) * image.cols) : 0;
-    auto accumulate = [&](int labels, const int* d_labelsKnownOnDevice) {
+    auto initAccumulators = [&](int labels, const int* d_labelsKnownOnDevice) {
         c.statistics.acc = initStatsAccumulators(c.statistics.accumulatorBuffer.allocate(statsAccumulatorBytes(labels), s),
                                                  labels, s, d_labelsKnownOnDevice);
-        analysis.accumulate(image, LabelImage(), runs, c.statistics.acc, s);
     };
     // The rows over a run table kept in the labels are written once nothing can read the table any more: before
     // the wait when the early statistics hold every label the runs can make (or there are none), else after the
     // second accumulation, should N not fit.
     const bool statsFinalEarly = !c.wantStats || capacity >= runs.labelBound();
     // N reaches the host by the ranking's own write (labelAndRank's contract).
+    // With both, the labels and the statistics take one launch (writeLabelsAndAccumulate): one kernel less in the chain.
     const int labelCount = waitForComponentCount(s, c.resources, [&] {
-        if (labelsFirst)
-            writeLabels(CV_32SC1);
         if (capacity > 0)
-            accumulate(static_cast<int>(capacity), d_componentCount);
+            initAccumulators(static_cast<int>(capacity), d_componentCount);
+        if (labelsFirst && capacity > 0)
+            runs.writeLabelsAndAccumulate(c.labels.data, c.labels.step, analysis, c.statistics.acc, s);
+        else if (labelsFirst)
+            writeLabels(CV_32SC1);
+        else if (capacity > 0)
+            analysis.accumulate(image, LabelImage(), runs, c.statistics.acc, s);
         if (statsFinalEarly)
             runs.finishLabels(s);
     }) + 1;
@@ -386,7 +390,10 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
     if (capacity > 0 && static_cast<size_t>(labelCount) <= capacity)
         c.statistics.acc.count = labelCount; // the labels finalized: 0 .. N-1 of the capacity
     else if (c.wantStats)
-        accumulate(labelCount, nullptr);     // N did not fit: the early kernels did nothing
+    {
+        initAccumulators(labelCount, nullptr); // N did not fit: the early kernels did nothing
+        analysis.accumulate(image, LabelImage(), runs, c.statistics.acc, s);
+    }
     if (!statsFinalEarly)
         runs.finishLabels(s);
     return labelCount;

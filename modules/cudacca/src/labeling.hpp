@@ -73,6 +73,10 @@ public:
     the run table lives in `labels` (labelAndRank's home), this writes the rows past the table only; the
     analysis, which reads the runs' labels, must be queued before finishLabels() writes the rest. */
     virtual void writeLabels(void* labels, size_t step, bool labels16u, cudaStream_t stream) const = 0;
+    /** writeLabels() into int32 `labels` and the statistics of `analysis` (this labeling's Analysis, as
+    Analysis::accumulate would queue them into `stats`, initialized) in one launch: both only read the ranked runs. */
+    virtual void writeLabelsAndAccumulate(void* labels, size_t step, const Analysis& analysis, const StatsAccumulators& stats,
+                                          cudaStream_t stream) const = 0;
     /** The rows that held the run table, when it lived in the label image (nothing otherwise). */
     virtual void finishLabels(cudaStream_t stream) const = 0;
     /** After labelAndRank: a bound of the number of labels known to the host without waiting (the runs,

@@ -54,9 +54,9 @@ __device__ __forceinline__ unsigned laneId() { return threadIdx.x & (kWarpSize -
 
 /** The row of this warp in the one-warp-per-row kernels; false past the last row. Unsigned: the last
 block's rows may pass INT_MAX when rows is close to 2^31 (a one-column image). */
-__device__ __forceinline__ bool warpRow(int rows, int& y)
+__device__ __forceinline__ bool warpRow(int rows, int& y, unsigned block = blockIdx.x)
 {
-    const unsigned row = blockIdx.x * kRowsPerBlock + threadIdx.x / kWarpSize;
+    const unsigned row = block * kRowsPerBlock + threadIdx.x / kWarpSize;
     y = static_cast<int>(row);
     return row < static_cast<unsigned>(rows);
 }
@@ -609,16 +609,16 @@ cols(cols-1)/2 - (sum over the runs), first and last background pixels from the 
 reduced per block: 7 atomics per block. A run's
 label is read from the ranked run table (runLabels[slot]), never from the label image. Does nothing when the
 accumulators hold fewer labels than the ranking found (*componentCount + 1): the host sized them before it
-knew N, and starts again once it does (connected_components.cpp, runPipeline). */
+knew N, and starts again once it does (connected_components.cpp, runPipeline). This is block `block`'s part,
+its `rings` in shared memory (kRowsPerBlock of them): accumulateRunsKernel and writeLabelsAndAccumulateKernel
+run it. */
 template <RunFeatureMerge kMerge>
-__global__ void __launch_bounds__(kRowThreads)
-accumulateRunsKernel(const RunTable t, const int* runLabels, const StatsAccumulators acc, const RunFeatures features,
-                     const int* componentCount)
+__device__ __forceinline__ void accumulateRunsBlock(unsigned block, RunRing* rings, const RunTable& t, const int* runLabels,
+                                                    const StatsAccumulators& acc, const RunFeatures& features,
+                                                    const int* componentCount)
 {
-    device::dependentKernelStart(); // launched by launchDependent()
-    if (*componentCount + 1 > acc.count) // the same value for every thread: the whole grid returns
+    if (*componentCount + 1 > acc.count) // the same value for every thread: every block returns
         return;
-    __shared__ RunRing rings[kRowsPerBlock];
     __shared__ ComponentFeatures blockBackground;
     __shared__ device::BlockCarry blockCarry;
     if (threadIdx.x == 0)
@@ -630,7 +630,7 @@ accumulateRunsKernel(const RunTable t, const int* runLabels, const StatsAccumula
     const int warp = threadIdx.x / kWarpSize;
     int y;
     const int cols = t.cols;
-    const bool activeRow = warpRow(t.rows, y); // warp-uniform; every warp reaches the __syncthreads below
+    const bool activeRow = warpRow(t.rows, y, block); // warp-uniform; every warp reaches the __syncthreads below
 
     int lengthSum = 0;             // this lane's runs
     unsigned long long sumXSum = 0; // this lane's runs
@@ -759,6 +759,16 @@ accumulateRunsKernel(const RunTable t, const int* runLabels, const StatsAccumula
         blockCarry.flush(acc);
 }
 
+template <RunFeatureMerge kMerge>
+__global__ void __launch_bounds__(kRowThreads)
+accumulateRunsKernel(const RunTable t, const int* runLabels, const StatsAccumulators acc, const RunFeatures features,
+                     const int* componentCount)
+{
+    device::dependentKernelStart(); // launched by launchDependent()
+    __shared__ RunRing rings[kRowsPerBlock];
+    accumulateRunsBlock<kMerge>(blockIdx.x, rings, t, runLabels, acc, features, componentCount);
+}
+
 // ---- the label image, written once --------------------------------------------------------------------
 
 /** Four labels, stored with one vector store when `vector` (aligned and inside the row) else one by one. */
@@ -808,18 +818,20 @@ the word; one runLabels load per piece, the slot from the word's bits and edge c
 RunTable::slotOf) into the warp's tile in shared memory; the warp then writes the tile as consecutive
 stores, 4 labels per lane (16 bytes for int32), 512 bytes per warp store. Measured on the H100 (8192^2):
 100 us on the full image, 103 at g = 16 and 123 at g = 1, against 117, 122 and 138 with a thread per 4
-pixels, each with its own loads and one 16-byte store. `part` and `saved`: LabelRows (int32 labels only). */
+pixels, each with its own loads and one 16-byte store. `part` and `saved`: LabelRows (int32 labels only).
+This is block `block`'s part, its warps' tiles in shared memory (`tile`, kRowsPerBlock of them):
+writeLabelsKernel and writeLabelsAndAccumulateKernel run it. */
+constexpr int kPad = kWarpSize + 1; //!< a lane's 32 labels padded: the lanes fill their rows without bank conflicts
+using LabelTile = int[kWarpSize * kPad];
+
 template <typename LabelT>
-__global__ void __launch_bounds__(kRowThreads)
-writeLabelsKernel(const RunTable t, const int* runLabels, char* labels, size_t step, unsigned tilesPerRow,
-                  bool vectorRows, LabelRows part, int* saved)
+__device__ __forceinline__ void writeLabelsBlock(unsigned block, LabelTile* tile, const RunTable& t, const int* runLabels,
+                                                 char* labels, size_t step, unsigned tilesPerRow, bool vectorRows,
+                                                 LabelRows part, int* saved)
 {
-    device::dependentKernelStart(); // launched by launchDependent()
-    constexpr int kPad = kWarpSize + 1; // a lane's 32 labels padded: the lanes fill their rows without bank conflicts
-    __shared__ int tile[kRowsPerBlock][kWarpSize * kPad];
     const unsigned lane = laneId();
     const unsigned warp = threadIdx.x / kWarpSize;
-    const unsigned task = blockIdx.x * kRowsPerBlock + warp;
+    const unsigned task = block * kRowsPerBlock + warp;
     const unsigned y = task / tilesPerRow;
     if (y >= static_cast<unsigned>(t.rows)) // the whole warp
         return;
@@ -895,6 +907,45 @@ writeLabelsKernel(const RunTable t, const int* runLabels, char* labels, size_t s
     }
 }
 
+template <typename LabelT>
+__global__ void __launch_bounds__(kRowThreads)
+writeLabelsKernel(const RunTable t, const int* runLabels, char* labels, size_t step, unsigned tilesPerRow,
+                  bool vectorRows, LabelRows part, int* saved)
+{
+    device::dependentKernelStart(); // launched by launchDependent()
+    __shared__ LabelTile tile[kRowsPerBlock];
+    writeLabelsBlock<LabelT>(blockIdx.x, tile, t, runLabels, labels, step, tilesPerRow, vectorRows, part, saved);
+}
+
+/** writeLabelsKernel's `writeBlocks` blocks and accumulateRunsKernel's `accumulateBlocks` in ONE grid: both read
+only the ranked run table (and write disjoint memory: the labels, the accumulators), so neither waits for the
+other. One launch less in the chain, and the two overlap: the label write is bound by DRAM bandwidth, the
+statistics at fine granularity by the L2's atomics. The statistics' blocks are spread evenly among the label
+blocks (the grid is scheduled in block order): block b is the statistics' block a(b) = floor(b * A / (W + A))
+when a(b + 1) > a(b), else the labels' block b - a(b); so a(W + A) = A blocks of statistics and W of labels. The
+shared memory of the two parts is one union (each alone is 21-34 KB). */
+template <typename LabelT, RunFeatureMerge kMerge>
+__global__ void __launch_bounds__(kRowThreads)
+writeLabelsAndAccumulateKernel(const RunTable t, const int* runLabels, char* labels, size_t step, unsigned tilesPerRow,
+                               bool vectorRows, LabelRows part, int* saved, unsigned writeBlocks, unsigned accumulateBlocks,
+                               const StatsAccumulators acc, const RunFeatures features, const int* componentCount)
+{
+    device::dependentKernelStart(); // launched by launchDependent()
+    __shared__ union
+    {
+        LabelTile tile[kRowsPerBlock];
+        RunRing rings[kRowsPerBlock];
+    } shared;
+    const unsigned long long all = static_cast<unsigned long long>(writeBlocks) + accumulateBlocks;
+    const unsigned b = blockIdx.x;
+    const unsigned a = static_cast<unsigned>(b * static_cast<unsigned long long>(accumulateBlocks) / all);
+    const unsigned aNext = static_cast<unsigned>((b + 1ull) * accumulateBlocks / all);
+    if (aNext > a)
+        accumulateRunsBlock<kMerge>(a, shared.rings, t, runLabels, acc, features, componentCount);
+    else
+        writeLabelsBlock<LabelT>(b - a, shared.tile, t, runLabels, labels, step, tilesPerRow, vectorRows, part, saved);
+}
+
 unsigned rowBlocks(int rows) { return static_cast<unsigned>((rows + kRowsPerBlock - 1ll) / kRowsPerBlock); }
 
 // ---- the labeling and analysis objects ----------------------------------------------------------------
@@ -910,6 +961,8 @@ public:
     void labelAndRank(const BinaryImage& image, int connectivity, bool wantStats, int* d_componentCount,
                       int* h_scratch, const TableHome& home, cudaStream_t stream) override;
     void writeLabels(void* labels, size_t step, bool labels16u, cudaStream_t stream) const override;
+    void writeLabelsAndAccumulate(void* labels, size_t step, const Analysis& analysis, const StatsAccumulators& stats,
+                                  cudaStream_t stream) const override;
     void finishLabels(cudaStream_t stream) const override;
     size_t labelBound() const override { return runs_ + 1; }
 
@@ -925,6 +978,13 @@ private:
     void compressRuns(cudaStream_t stream);
     void launchWriteLabels(void* labels, size_t step, bool labels16u, LabelRows part, unsigned rows,
                            cudaStream_t stream) const;
+    void checkAccumulate(RunFeatureMerge merge) const;
+    /** writeLabelsKernel's blocks for `rows` rows (a warp per 32 bitmap words of a row: `tilesPerRow` per row). */
+    unsigned writeGrid(unsigned rows, unsigned& tilesPerRow) const
+    {
+        tilesPerRow = (static_cast<unsigned>(table_.wordsPerRow) + kWarpSize - 1) / kWarpSize;
+        return blocksFor(static_cast<long long>(tilesPerRow) * rows, kRowsPerBlock);
+    }
 
     bool onTheFly_;
     bool featuresReady_ = false; //!< OTF ran with features: they sit at the roots
@@ -1107,8 +1167,8 @@ void FullRunLabeling::finishLabels(cudaStream_t stream) const
 void FullRunLabeling::launchWriteLabels(void* labels, size_t step, bool labels16u, LabelRows part, unsigned rows,
                                         cudaStream_t stream) const
 {
-    const unsigned tilesPerRow = (static_cast<unsigned>(table_.wordsPerRow) + kWarpSize - 1) / kWarpSize;
-    const unsigned blocks = blocksFor(static_cast<long long>(tilesPerRow) * rows, kRowsPerBlock);
+    unsigned tilesPerRow = 0;
+    const unsigned blocks = writeGrid(rows, tilesPerRow);
     const size_t vectorBytes = labels16u ? 8 : 16;
     const bool vectorRows = reinterpret_cast<size_t>(labels) % vectorBytes == 0 && step % vectorBytes == 0;
     char* out = static_cast<char*>(labels);
@@ -1121,12 +1181,17 @@ void FullRunLabeling::launchWriteLabels(void* labels, size_t step, bool labels16
                         tilesPerRow, vectorRows, part, savedLabels_);
 }
 
-void FullRunLabeling::accumulate(RunFeatureMerge merge, const StatsAccumulators& stats, cudaStream_t stream) const
+void FullRunLabeling::checkAccumulate(RunFeatureMerge merge) const
 {
     if (!ranked_)
         checkCuda(cudaErrorInvalidValue, "FLSL: statistics before labeling");
     if (merge == RunFeatureMerge::OnTheFly && !featuresReady_)
         checkCuda(cudaErrorInvalidValue, "FLSL+OTF: statistics of a labeling that gathered no features");
+}
+
+void FullRunLabeling::accumulate(RunFeatureMerge merge, const StatsAccumulators& stats, cudaStream_t stream) const
+{
+    checkAccumulate(merge);
     const unsigned blocks = rowBlocks(table_.rows);
     if (merge == RunFeatureMerge::OnTheFly)
         launchDependent(accumulateRunsKernel<RunFeatureMerge::OnTheFly>, blocks, kRowThreads, stream, "FLSL statistics",
@@ -1144,6 +1209,7 @@ class RunAnalysis : public Analysis
 {
 public:
     explicit RunAnalysis(RunFeatureMerge merge) : merge_(merge) {}
+    RunFeatureMerge merge() const { return merge_; }
     void accumulate(const BinaryImage& /*image*/, const LabelImage& /*labels*/, const Labeling& labeling,
                     const StatsAccumulators& stats, cudaStream_t stream) override
     {
@@ -1156,6 +1222,34 @@ public:
 private:
     RunFeatureMerge merge_;
 };
+
+void FullRunLabeling::writeLabelsAndAccumulate(void* labels, size_t step, const Analysis& analysis,
+                                               const StatsAccumulators& stats, cudaStream_t stream) const
+{
+    const RunAnalysis* runAnalysis = dynamic_cast<const RunAnalysis*>(&analysis);
+    if (!runAnalysis)
+        checkCuda(cudaErrorInvalidValue, "FLSL statistics: the row pairs them with another analysis");
+    const RunFeatureMerge merge = runAnalysis->merge();
+    checkAccumulate(merge);
+    if (home_.data && (labels != home_.data || step != home_.step))
+        checkCuda(cudaErrorInvalidValue, "FLSL: labels written elsewhere than in the image that holds the run table");
+    unsigned tilesPerRow = 0;
+    const unsigned writeBlocks = writeGrid(static_cast<unsigned>(table_.rows), tilesPerRow);
+    const unsigned accumulateBlocks = rowBlocks(table_.rows);
+    const bool vectorRows = reinterpret_cast<size_t>(labels) % 16 == 0 && step % 16 == 0;
+    const LabelRows part = home_.data ? LabelRows::PastTable : LabelRows::All;
+    auto launch = [&](auto kernel) {
+        launchDependent(kernel, writeBlocks + accumulateBlocks, kRowThreads, stream, "FLSL labels and statistics", table_,
+                        runLabels_, static_cast<char*>(labels), step, tilesPerRow, vectorRows, part, savedLabels_,
+                        writeBlocks, accumulateBlocks, stats, features_, componentCount_);
+    };
+    if (merge == RunFeatureMerge::OnTheFly)
+        launch(writeLabelsAndAccumulateKernel<int, RunFeatureMerge::OnTheFly>);
+    else if (merge == RunFeatureMerge::ConflictDetection)
+        launch(writeLabelsAndAccumulateKernel<int, RunFeatureMerge::ConflictDetection>);
+    else
+        launch(writeLabelsAndAccumulateKernel<int, RunFeatureMerge::Atomic>);
+}
 
 } // namespace
 
