@@ -26,6 +26,36 @@ may read it once an event recorded after this call's work has completed. */
 void compressAndRank(const LabelForest& forest, void* scratch, size_t scratchBytes, int* d_componentCount,
                      cudaStream_t stream, const unsigned* d_liveNodes = nullptr, int* h_componentCount = nullptr);
 
+/** A ranked forest of nodes 0 .. n-1 (a 1 x n LabelForest as compressAndRank() left it), read in place instead of
+relabeled: a node's final label comes from its own slot and, for a non-root, its root's (two dependent loads where
+relabelAndAccumulate's output takes one, but no pass over the nodes; FLSL's run table, doc/benchmarks.md). */
+struct RankedNodes
+{
+    const int* slots;          //!< a root: -(its rank in its segment + 1); any other node: its root + 1
+    const int* segmentOffsets; //!< the labels before each segment (the scan of compressAndRank)
+    int shift;                 //!< log2 of the nodes per segment
+
+#ifdef __CUDACC__
+    /** The root of node k, whose slot holds v. */
+    __device__ __forceinline__ static int rootOf(int k, int v) { return v < 0 ? k : v - 1; }
+    /** The final label of a root, whose slot holds rootSlot. */
+    __device__ __forceinline__ int labelOfRoot(int root, int rootSlot) const
+    {
+        return segmentOffsets[static_cast<unsigned>(root) >> shift] - rootSlot;
+    }
+    /** The final label of node k. */
+    __device__ __forceinline__ int label(int k) const
+    {
+        const int v = slots[k];
+        const int root = rootOf(k, v);
+        return labelOfRoot(root, v < 0 ? v : slots[root]);
+    }
+#endif
+};
+
+/** The ranked 1 x n `forest` in place, with the `scratch` of its compressAndRank() (which must stay alive). */
+RankedNodes rankedNodes(const LabelForest& forest, const void* scratch);
+
 /** Bytes of device memory for the accumulators of `labelCount` labels (the layout is private). */
 size_t statsAccumulatorBytes(int labelCount);
 /** Lays the accumulators out in `memory` (statsAccumulatorBytes(labelCount) bytes); nothing is queued. */

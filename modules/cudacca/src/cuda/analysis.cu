@@ -367,6 +367,14 @@ void compressAndRank(const LabelForest& forest, void* scratch, size_t scratchByt
                           d_componentCount, h_componentCount);
 }
 
+RankedNodes rankedNodes(const LabelForest& forest, const void* scratch)
+{
+    if (forest.rows != 1)
+        checkCuda(cudaErrorInvalidValue, "rankedNodes: a forest of one row (nodes 0 .. n-1) only");
+    const RankScratch s = layoutRankScratch(const_cast<void*>(scratch), forest.rows, forest.cols);
+    return { forest.data, s.offsets, s.shift };
+}
+
 size_t statsAccumulatorBytes(int labelCount)
 {
     return 2 * alignUp(sizeof(unsigned long long) * labelCount) + 5 * alignUp(sizeof(int) * labelCount);

@@ -599,6 +599,48 @@ uniteOnTheFlyKernel(const RunTable t, int* parent, const RunFeatures f)
     });
 }
 
+// ---- the runs' labels --------------------------------------------------------------------------------
+
+/** Where a run's final label is read: the ranked run forest in place (RankedNodes: no relabeling pass over the
+runs, one kernel less in the chain), or, for the rows over a table kept in the label image, the copy of their
+labels made aside (LabelRows::OverTable: `copy`, final labels). */
+struct RunLabels
+{
+    RankedNodes ranked;
+    const int* copy = nullptr;
+
+    __device__ __forceinline__ int label(int k) const { return copy ? copy[k] : ranked.label(k); }
+
+    /** The labels of the runs k[j] (k[j] < 0: none, label 0), their loads issued together: the slots, then the
+    roots' slots and segment offsets (two rounds of loads for the batch). */
+    template <int kN>
+    __device__ __forceinline__ void labels(const int (&k)[kN], int (&out)[kN]) const
+    {
+        int v[kN];
+#pragma unroll
+        for (int j = 0; j < kN; ++j)
+            v[j] = k[j] < 0 ? 0 : copy ? copy[k[j]] : ranked.slots[k[j]];
+        if (copy)
+        {
+#pragma unroll
+            for (int j = 0; j < kN; ++j)
+                out[j] = v[j];
+            return;
+        }
+        int w[kN], offset[kN];
+#pragma unroll
+        for (int j = 0; j < kN; ++j)
+        {
+            const int root = RankedNodes::rootOf(k[j], v[j]);
+            w[j] = k[j] < 0 || v[j] < 0 ? v[j] : ranked.slots[root];
+            offset[j] = k[j] < 0 ? 0 : ranked.segmentOffsets[static_cast<unsigned>(root) >> ranked.shift];
+        }
+#pragma unroll
+        for (int j = 0; j < kN; ++j)
+            out[j] = offset[j] - w[j];
+    }
+};
+
 // ---- statistics --------------------------------------------------------------------------------------
 
 /** Statistics of every label from the runs: one warp per row, one thread per run (forEachRunRound).
@@ -607,13 +649,13 @@ warp's carry. OnTheFly: the root runs copy their slot (one root per label: plain
 of the row is the complement of its runs (per row: area = cols - (sum of run lengths), sum x =
 cols(cols-1)/2 - (sum over the runs), first and last background pixels from the first and last runs),
 reduced per block: 7 atomics per block. A run's
-label is read from the ranked run table (runLabels[slot]), never from the label image. Does nothing when the
+label is read from the ranked run table (RankedNodes::label), never from the label image. Does nothing when the
 accumulators hold fewer labels than the ranking found (*componentCount + 1): the host sized them before it
 knew N, and starts again once it does (connected_components.cpp, runPipeline). This is block `block`'s part,
 its `rings` in shared memory (kRowsPerBlock of them): accumulateRunsKernel and writeLabelsAndAccumulateKernel
 run it. */
 template <RunFeatureMerge kMerge>
-__device__ __forceinline__ void accumulateRunsBlock(unsigned block, RunRing* rings, const RunTable& t, const int* runLabels,
+__device__ __forceinline__ void accumulateRunsBlock(unsigned block, RunRing* rings, const RunTable& t, const RankedNodes& runs,
                                                     const StatsAccumulators& acc, const RunFeatures& features,
                                                     const int* componentCount)
 {
@@ -669,14 +711,14 @@ __device__ __forceinline__ void accumulateRunsBlock(unsigned block, RunRing* rin
             {
                 if (!valid)
                     return;
-                device::runFeatures(s, y, len).atomicMergeInto(acc, runLabels[rowSlot + r]);
+                device::runFeatures(s, y, len).atomicMergeInto(acc, runs.label(rowSlot + r));
             }
             else if (kMerge == RunFeatureMerge::ConflictDetection)
             {
                 // Algorithm 3: group the lanes by label, reduce each group into its lowest lane (the
                 // leader) with the masked tree reduction, only leaders vote. Lanes without a run form a
                 // group of their own (label -1) and do not vote.
-                const int l = valid ? runLabels[rowSlot + r] : -1;
+                const int l = valid ? runs.label(rowSlot + r) : -1;
                 const unsigned peers = __match_any_sync(kFullMask, l);
                 const unsigned rank0 = __popc(peers & lanesBelow);
                 // Runs are in increasing x along the lanes: the group's max x is its highest lane's.
@@ -727,7 +769,7 @@ __device__ __forceinline__ void accumulateRunsBlock(unsigned block, RunRing* rin
                 root.maxY = features.maxY[slot];
                 root.sumX = features.sumX[slot];
                 root.sumY = features.sumY[slot];
-                root.storeTo(acc, runLabels[slot]);
+                root.storeTo(acc, runs.label(static_cast<int>(slot)));
             }
         });
 
@@ -761,12 +803,12 @@ __device__ __forceinline__ void accumulateRunsBlock(unsigned block, RunRing* rin
 
 template <RunFeatureMerge kMerge>
 __global__ void __launch_bounds__(kRowThreads)
-accumulateRunsKernel(const RunTable t, const int* runLabels, const StatsAccumulators acc, const RunFeatures features,
+accumulateRunsKernel(const RunTable t, const RankedNodes runs, const StatsAccumulators acc, const RunFeatures features,
                      const int* componentCount)
 {
     device::dependentKernelStart(); // launched by launchDependent()
     __shared__ RunRing rings[kRowsPerBlock];
-    accumulateRunsBlock<kMerge>(blockIdx.x, rings, t, runLabels, acc, features, componentCount);
+    accumulateRunsBlock<kMerge>(blockIdx.x, rings, t, runs, acc, features, componentCount);
 }
 
 // ---- the label image, written once --------------------------------------------------------------------
@@ -814,7 +856,7 @@ __device__ __forceinline__ unsigned rowsOverTable(const RunTable& t, size_t step
 
 /** Every pixel's final label, from the ranked run table: one warp per 32 consecutive bitmap words of a row
 (1024 pixels), lane i the word i. The lane fills its 32 labels piece by piece (a piece: the part of a run in
-the word; one runLabels load per piece, the slot from the word's bits and edge count as in
+the word; its run's label read from `runs` (RunLabels::labels), the slot from the word's bits and edge count as in
 RunTable::slotOf) into the warp's tile in shared memory; the warp then writes the tile as consecutive
 stores, 4 labels per lane (16 bytes for int32), 512 bytes per warp store. Measured on the H100 (8192^2):
 100 us on the full image, 103 at g = 16 and 123 at g = 1, against 117, 122 and 138 with a thread per 4
@@ -825,7 +867,7 @@ constexpr int kPad = kWarpSize + 1; //!< a lane's 32 labels padded: the lanes fi
 using LabelTile = int[kWarpSize * kPad];
 
 template <typename LabelT>
-__device__ __forceinline__ void writeLabelsBlock(unsigned block, LabelTile* tile, const RunTable& t, const int* runLabels,
+__device__ __forceinline__ void writeLabelsBlock(unsigned block, LabelTile* tile, const RunTable& t, const RunLabels& runs,
                                                  char* labels, size_t step, unsigned tilesPerRow, bool vectorRows,
                                                  LabelRows part, int* saved)
 {
@@ -840,7 +882,7 @@ __device__ __forceinline__ void writeLabelsBlock(unsigned block, LabelTile* tile
         if (part == LabelRows::PastTable) // a row over the table: its runs' labels aside, spread over its tiles
             for (unsigned k = t.rowSlots[y] + (task - y * tilesPerRow) * kWarpSize + lane; k < t.rowSlots[y + 1];
                  k += tilesPerRow * kWarpSize)
-                saved[k] = runLabels[k];
+                saved[k] = runs.label(static_cast<int>(k));
         return; // the whole warp
     }
     const unsigned w = (task - y * tilesPerRow) * kWarpSize + lane; // this lane's word
@@ -865,17 +907,16 @@ __device__ __forceinline__ void writeLabelsBlock(unsigned block, LabelTile* tile
         constexpr int kPieceBatch = 8;
         while (starts)
         {
-            int first[kPieceBatch], label[kPieceBatch];
+            int first[kPieceBatch], run[kPieceBatch], label[kPieceBatch];
 #pragma unroll
             for (int j = 0; j < kPieceBatch; ++j)
             {
                 first[j] = starts ? __ffs(starts) - 1 : -1;
                 starts &= starts - 1; // no-op at 0
+                run[j] = first[j] < 0 ? -1
+                       : static_cast<int>(rowSlot + ((before + __popc(edgeMask & ((2u << first[j]) - 1u)) - 1u) >> 1));
             }
-#pragma unroll
-            for (int j = 0; j < kPieceBatch; ++j)
-                label[j] = first[j] < 0 ? 0
-                         : runLabels[rowSlot + ((before + __popc(edgeMask & ((2u << first[j]) - 1u)) - 1u) >> 1)];
+            runs.labels(run, label);
 #pragma unroll
             for (int j = 0; j < kPieceBatch; ++j)
             {
@@ -909,12 +950,12 @@ __device__ __forceinline__ void writeLabelsBlock(unsigned block, LabelTile* tile
 
 template <typename LabelT>
 __global__ void __launch_bounds__(kRowThreads)
-writeLabelsKernel(const RunTable t, const int* runLabels, char* labels, size_t step, unsigned tilesPerRow,
+writeLabelsKernel(const RunTable t, const RunLabels runs, char* labels, size_t step, unsigned tilesPerRow,
                   bool vectorRows, LabelRows part, int* saved)
 {
     device::dependentKernelStart(); // launched by launchDependent()
     __shared__ LabelTile tile[kRowsPerBlock];
-    writeLabelsBlock<LabelT>(blockIdx.x, tile, t, runLabels, labels, step, tilesPerRow, vectorRows, part, saved);
+    writeLabelsBlock<LabelT>(blockIdx.x, tile, t, runs, labels, step, tilesPerRow, vectorRows, part, saved);
 }
 
 /** writeLabelsKernel's `writeBlocks` blocks and accumulateRunsKernel's `accumulateBlocks` in ONE grid: both read
@@ -926,7 +967,7 @@ when a(b + 1) > a(b), else the labels' block b - a(b); so a(W + A) = A blocks of
 shared memory of the two parts is one union (each alone is 21-34 KB). */
 template <typename LabelT, RunFeatureMerge kMerge>
 __global__ void __launch_bounds__(kRowThreads)
-writeLabelsAndAccumulateKernel(const RunTable t, const int* runLabels, char* labels, size_t step, unsigned tilesPerRow,
+writeLabelsAndAccumulateKernel(const RunTable t, const RankedNodes runs, char* labels, size_t step, unsigned tilesPerRow,
                                bool vectorRows, LabelRows part, int* saved, unsigned writeBlocks, unsigned accumulateBlocks,
                                const StatsAccumulators acc, const RunFeatures features, const int* componentCount)
 {
@@ -941,9 +982,9 @@ writeLabelsAndAccumulateKernel(const RunTable t, const int* runLabels, char* lab
     const unsigned a = static_cast<unsigned>(b * static_cast<unsigned long long>(accumulateBlocks) / all);
     const unsigned aNext = static_cast<unsigned>((b + 1ull) * accumulateBlocks / all);
     if (aNext > a)
-        accumulateRunsBlock<kMerge>(a, shared.rings, t, runLabels, acc, features, componentCount);
+        accumulateRunsBlock<kMerge>(a, shared.rings, t, runs, acc, features, componentCount);
     else
-        writeLabelsBlock<LabelT>(b - a, shared.tile, t, runLabels, labels, step, tilesPerRow, vectorRows, part, saved);
+        writeLabelsBlock<LabelT>(b - a, shared.tile, t, RunLabels{ runs }, labels, step, tilesPerRow, vectorRows, part, saved);
 }
 
 unsigned rowBlocks(int rows) { return static_cast<unsigned>((rows + kRowsPerBlock - 1ll) / kRowsPerBlock); }
@@ -994,7 +1035,8 @@ private:
     size_t runs_ = 0;              //!< slots in the run table: the runs, or their bound (small images)
     void* scanTemp_ = nullptr;
     size_t scanBytes_ = 0;
-    int* runLabels_ = nullptr;     //!< per slot: the parent, then (ranked) the run's final label
+    int* runLabels_ = nullptr;     //!< per slot: the parent, then (ranked) the root's rank or the root (RankedNodes)
+    RankedNodes rankedRuns_ = {};  //!< runLabels_ once ranked, with the ranking's segment offsets
     TableHome home_;               //!< runLabels_ is home_.data (the label image) when not null
     int* savedLabels_ = nullptr;   //!< with a home: the labels of the runs of the rows over the table (LabelRows)
     unsigned overTableRows_ = 0;   //!< with a home: a bound of rowsOverTable, the rows finishLabels() writes
@@ -1066,7 +1108,7 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     }
 
     // 3. Nodes (parent = up link), unions (down links), compression, then the shared ranking on the
-    // 1 x runs forest of slots, and its relabeling in place: runLabels_[slot] = the run's final label.
+    // 1 x runs forest of slots, read in place by the label write and the statistics (RankedNodes: no relabeling).
     // In the label image when there is one to live in, the runs were counted and their table would take more
     // than half a byte per pixel (the saved labels' bound: the rows over a table of runs_ slots, each with at
     // most ceil(cols / 2) runs), else in memory of our own. The second write of the labels costs a launch: 3-5 %
@@ -1110,8 +1152,7 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     LabelForest forest = slots;
     forest.data = runLabels_;
     compressAndRank(forest, rankScratch, rankBytes, d_componentCount, stream, table_.rowSlots + rows, h_scratch);
-    relabelAndAccumulate(forest, rankScratch, runLabels_, runs_ * sizeof(int), false, nullptr, stream,
-                         table_.rowSlots + rows);
+    rankedRuns_ = rankedNodes(forest, rankScratch);
     ranked_ = true;
     featuresReady_ = onTheFly;
 }
@@ -1172,7 +1213,7 @@ void FullRunLabeling::launchWriteLabels(void* labels, size_t step, bool labels16
     const size_t vectorBytes = labels16u ? 8 : 16;
     const bool vectorRows = reinterpret_cast<size_t>(labels) % vectorBytes == 0 && step % vectorBytes == 0;
     char* out = static_cast<char*>(labels);
-    const int* from = part == LabelRows::OverTable ? savedLabels_ : runLabels_;
+    const RunLabels from = { rankedRuns_, part == LabelRows::OverTable ? savedLabels_ : nullptr };
     if (labels16u)
         launchDependent(writeLabelsKernel<unsigned short>, blocks, kRowThreads, stream, "FLSL labels", table_, from, out,
                         step, tilesPerRow, vectorRows, part, savedLabels_);
@@ -1195,13 +1236,13 @@ void FullRunLabeling::accumulate(RunFeatureMerge merge, const StatsAccumulators&
     const unsigned blocks = rowBlocks(table_.rows);
     if (merge == RunFeatureMerge::OnTheFly)
         launchDependent(accumulateRunsKernel<RunFeatureMerge::OnTheFly>, blocks, kRowThreads, stream, "FLSL statistics",
-                        table_, runLabels_, stats, features_, componentCount_);
+                        table_, rankedRuns_, stats, features_, componentCount_);
     else if (merge == RunFeatureMerge::ConflictDetection)
         launchDependent(accumulateRunsKernel<RunFeatureMerge::ConflictDetection>, blocks, kRowThreads, stream,
-                        "FLSL statistics", table_, runLabels_, stats, features_, componentCount_);
+                        "FLSL statistics", table_, rankedRuns_, stats, features_, componentCount_);
     else
         launchDependent(accumulateRunsKernel<RunFeatureMerge::Atomic>, blocks, kRowThreads, stream, "FLSL statistics",
-                        table_, runLabels_, stats, features_, componentCount_);
+                        table_, rankedRuns_, stats, features_, componentCount_);
 }
 
 /** The statistics of the FLSL family, from the run table its FullRunLabeling kept (no label image read). */
@@ -1240,7 +1281,7 @@ void FullRunLabeling::writeLabelsAndAccumulate(void* labels, size_t step, const 
     const LabelRows part = home_.data ? LabelRows::PastTable : LabelRows::All;
     auto launch = [&](auto kernel) {
         launchDependent(kernel, writeBlocks + accumulateBlocks, kRowThreads, stream, "FLSL labels and statistics", table_,
-                        runLabels_, static_cast<char*>(labels), step, tilesPerRow, vectorRows, part, savedLabels_,
+                        rankedRuns_, static_cast<char*>(labels), step, tilesPerRow, vectorRows, part, savedLabels_,
                         writeBlocks, accumulateBlocks, stats, features_, componentCount_);
     };
     if (merge == RunFeatureMerge::OnTheFly)
