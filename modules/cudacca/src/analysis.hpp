@@ -28,7 +28,9 @@ void compressAndRank(const LabelForest& forest, void* scratch, size_t scratchByt
 
 /** A ranked forest of nodes 0 .. n-1 (a 1 x n LabelForest as compressAndRank() left it), read in place instead of
 relabeled: a node's final label comes from its own slot and, for a non-root, its root's (two dependent loads where
-relabelAndAccumulate's output takes one, but no pass over the nodes; FLSL's run table, doc/benchmarks.md). */
+relabelAndAccumulate's output takes one, but no pass over the nodes; FLSL's run table, doc/benchmarks.md). Valid
+because compressAndRank points every non-root straight at its root and nothing writes the slots afterwards (never
+mix it with relabelAndAccumulate in place, which turns root slots into positive labels while others read them). */
 struct RankedNodes
 {
     const int* slots;          //!< a root: -(its rank in its segment + 1); any other node: its root + 1
