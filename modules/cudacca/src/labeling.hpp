@@ -64,7 +64,7 @@ public:
     components into *d_componentCount (device memory) and into *h_scratch, a mapped pinned host int, which the
     host may read once an event recorded after this call's work has completed. May wait on the stream once (to
     size the run table), reading the run count through `h_scratch`. `image` must stay valid until the
-    call's analysis is queued. With a `home`, the run table (its parents, then the runs' labels) lives there;
+    call's analysis is queued. With a `home`, the run table (its parents, then its ranks) lives there;
     the labels must then be written into that image, in two parts (writeLabels, finishLabels). */
     virtual void labelAndRank(const BinaryImage& image, int connectivity, bool wantStats, int* d_componentCount,
                               int* h_scratch, const TableHome& home, cudaStream_t stream) = 0;

@@ -993,7 +993,7 @@ unsigned rowBlocks(int rows) { return static_cast<unsigned>((rows + kRowsPerBloc
 
 /** The FLSL labeling (Algorithm 1) on the run table. With onTheFly (FLSL+OTF, Algorithm 2) and statistics
 wanted, it also moves every run's features to its root while the runs are united. Keeps the run table,
-the runs' final labels (and OTF's feature table) for writeLabels and RunAnalysis. */
+the ranked runs (their labels read in place) and OTF's feature table for writeLabels and RunAnalysis. */
 class FullRunLabeling : public RunLabeling
 {
 public:
