@@ -27,8 +27,8 @@ int oneLaunchLabelBound(int rows, int cols, int connectivity);
 /** Whether the device can run the path (cooperative launch) and the image is small enough. */
 bool oneLaunchAvailable(int rows, int cols);
 
-/** Device scratch the kernel needs: the forest, the per-block root counts, and (wantStats) the accumulators
-for the label bound. */
+/** Device scratch the kernel needs: the forest, the per-block root counts, a bit per pixel (the roots), and
+(wantStats) the accumulators for the label bound. */
 size_t oneLaunchScratchBytes(int rows, int cols, int connectivity, bool wantStats);
 
 /** One call's outputs. The statistics of labels 0..N go to the HOST staging (mapped pinned memory, rows
@@ -91,8 +91,8 @@ struct OneLaunchFrame
 /** Pixels of the virtual image of `frames` frames of rows x cols (the batched kernel indexes them as int). */
 long long oneLaunchFramesPixels(int frames, int rows, int cols);
 
-/** Device scratch of the batched kernel: its forest, per-block counts, frame bases, and accumulators for
-`slots` rows (wantStats). */
+/** Device scratch of the batched kernel: its forest, per-block counts, root bits, frame bases, and
+accumulators for `slots` rows (wantStats). */
 size_t oneLaunchFramesScratchBytes(int frames, int rows, int cols, int slots, bool wantStats);
 
 /** Queues the batched kernel over `frameCount` frames of rows x cols (`frames`: device array). `out` gives the

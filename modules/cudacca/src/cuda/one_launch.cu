@@ -11,17 +11,20 @@
 // order). A CHUNK is 32 pixels of a row, one per lane. H100 times (512^2, 8-connectivity, g = 1, d = 50 %;
 // perf/one_launch_phases.cu): 7 / 11 / 4 / 3 / 6 / 2 us, 34 us in all (the tile phase took 11 us with
 // run-start links and up to three unions per pixel, whose image reads came after the first barrier).
-//  1 tiles    each 16 x 64 tile is labeled in shared memory: each pixel linked to its first neighbour
+//  1 tiles    each tile of 64 columns and 16, 32 or 64 rows (one, two or four rows per warp: the host's
+//             choice, rowsPerWarpFor) is labeled in shared memory: each pixel linked to its first neighbour
 //             (Komura), then at most one union per pixel (Bolelli et al. 2024, Algorithm 1, union_find.cuh),
-//             all read from two ballots per row; then every pixel's global slot points at its tile-local root;
+//             all read from two ballots per row; then every pixel's global slot points at its tile-local
+//             root, and the tile roots are marked in a bit per pixel (rootBits);
 //  2 borders  the pairs that cross tiles are joined in the global forest (same union-find, path halving);
 //             which pairs are joined at all: the "first pixel of an overlap" rules at Joins (after Lemaitre et
 //             al. 2021, 3.1);
-//  3 flatten  every pixel points at its root; each block counts the roots of its contiguous pixel range;
+//  3 flatten  every TILE root points at its root (the other pixels still point at their tile root); each
+//             block counts the roots in its contiguous range of rootBits' words, which keep only the roots;
 //  4 rank     a block's offset is the roots of the blocks before it: root label = offset + rank in the
-//             block + 1, stored in the root's slot as -label (and N is written);
-//  5 labels   every pixel's label is read through its root; the statistics are merged run by run, one
-//             merged set per chunk and label into the block's carry (statistics.cuh, offerToBlock);
+//             block + 1, stored in the root's slot as -label (and N is written); read from rootBits alone;
+//  5 labels   every pixel's label is read through its tile root and root; the statistics are merged run by
+//             run, one merged set per chunk and label into the block's carry (statistics.cuh, offerToBlock);
 //  6 finish   labels 0..N in OpenCV's layout (statistics.cuh, finalizeLabel), to the host when it fits.
 // Before phase 1 (2 tiles), in one chunk per warp and with the warp carry, it took 85 us: the global unions
 // of every pixel (30 us) and the giant component's run-by-run atomics (38 us) dominated.
@@ -61,14 +64,20 @@ constexpr int kThreads = 512;
 constexpr int kStatsColumns = 5; //!< cv::CC_STAT_MAX: left, top, width, height, area
 constexpr int kWarps = kThreads / kWarpSize;
 constexpr int kTileCols = 2 * kWarpSize; //!< phase 1's tiles: two chunks wide,
-constexpr int kTileRows = kWarps;        //!< one row per warp
-constexpr int kTilePixels = kTileRows * kTileCols;
+constexpr int kTileRows = kWarps;        //!< one row per warp, or (Params::rowsPerWarp) up to
+constexpr int kMaxRowsPerWarp = 4;       //!< four consecutive rows per warp: tiles of 16, 32 or 64 rows
+constexpr int kMaxTilePixels = kTileRows * kMaxRowsPerWarp * kTileCols;
 
 struct Params
 {
     BinaryImage image; //!< a batch: rows = frames * paddedRows, cols = the frames' (data unused)
     int* forest;      //!< rows * cols slots, dense (index y * cols + x)
     int* blockRoots;  //!< one count per block
+    /** A bit per pixel, word y * wordsPerRow + x / 32, bit x % 32: phase 1 marks the tile roots, phase 3 leaves
+    only the roots of the whole forest (the components' first pixels), which phase 4 ranks. */
+    unsigned* rootBits;
+    int wordsPerRow;
+    int rowsPerWarp = 1; //!< phase 1's tiles have kTileRows * rowsPerWarp rows (1, 2 or 4; a batch: dividing paddedRows)
     StatsAccumulators acc;
     OneLaunchOutputs out;
     double emptyCentroid;
@@ -79,8 +88,8 @@ struct Params
     int* frameBaseHost = nullptr; //!< mapped host copy
 };
 
-/** The frame holding virtual row y (a tile's rows never straddle frames: paddedRows is a multiple of
-kTileRows): its image, and its first virtual row. Without a batch: the image, row 0. */
+/** The frame holding virtual row y (a tile's rows never straddle frames: paddedRows is a multiple of the tile
+rows): its image, and its first virtual row. Without a batch: the image, row 0. */
 template <bool kBatch>
 __device__ __forceinline__ BinaryImage frameImage(const Params& p, int y, int& frame, int& y0)
 {
@@ -215,12 +224,12 @@ __device__ __forceinline__ void warpChunks(int chunks, int& first, int& last)
     last = min(chunks, first + per);
 }
 
-/** The pixel range [begin, end) of this block for the ranking: contiguous, in raster order. */
-__device__ __forceinline__ void blockPixels(int pixels, int& begin, int& end)
+/** The words [begin, end) of rootBits of this block for the ranking: contiguous, in raster order. */
+__device__ __forceinline__ void blockWords(int words, int& begin, int& end)
 {
-    const int per = ((pixels + gridDim.x - 1) / gridDim.x + kThreads - 1) / kThreads * kThreads;
-    begin = min(pixels, static_cast<int>(blockIdx.x) * per);
-    end = min(pixels, begin + per);
+    const int per = (words + gridDim.x - 1) / gridDim.x;
+    begin = min(words, static_cast<int>(blockIdx.x) * per);
+    end = min(words, begin + per);
 }
 
 /** Sum of v over the block (every thread gets it). `scratch`: kWarps ints of shared memory; the call ends
@@ -238,81 +247,129 @@ __device__ __forceinline__ int blockSum(int v, int* scratch)
     return total;
 }
 
+// Phase 1, tiles (kRowsPerWarp: the host's rowsPerWarp): each tile is labeled in shared memory (local
+// indices, row-major in the tile, so that a local root, the smallest local index of its tree, is also its
+// first pixel in raster order); then each pixel's global slot points at its local root, and the tile roots
+// are marked in rootBits. Each warp takes
+// kRowsPerWarp consecutive rows, two chunks per row: its ballots give its rows and the row above its first as
+// 64-bit masks, from which each pixel takes its Komura link and its one union (firstNeighbourLink) without
+// reading the image again. Taller tiles (kRowsPerWarp > 1, chosen by the host for images with more tiles than
+// blocks) mean fewer tiles one after another per block and fewer pairs across tiles for phase 2.
+// Intentional races (compute-sanitizer racecheck reports them, in union_find.cuh's findRoot loads, the
+// findRootCompress and compressSlot stores, and the compressSlot call below, and nowhere else in this
+// kernel: H100, 938dcf0, a -lineinfo build): the tile's unions run concurrently on `tile`, as UF's
+// localMergeKernel (uf_labeling.cu) does. A find may read an entry that another thread is moving to an
+// ancestor (atomicMin on a root, or the compression's plain store); old and new value lead to the same
+// root, only roots are linked, and atomicMin's returned value decides the retries (union_find.cuh, "PLAIN
+// LOADS"). The barrier after the unions orders them before the last pass, where each thread moves only its
+// own entries up their paths (compressSlot) while others walk through them: every value read is an ancestor
+// of smaller index, so each walk still ends at the root.
+template <int kConnectivity, bool kBatch, int kRowsPerWarp>
+__device__ __forceinline__ void labelTiles(const Params& p, int* tile)
+{
+    const int rows = p.image.rows, cols = p.image.cols;
+    const int lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
+    constexpr int tileRows = kTileRows * kRowsPerWarp;
+    const int tilesX = (cols + kTileCols - 1) / kTileCols;
+    const int tiles = tilesX * ((rows + tileRows - 1) / tileRows);
+    int* const forest = p.forest;
+    const int r0 = warp * kRowsPerWarp; // the warp's first row in the tile
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x)
+    {
+        const int ty0 = t / tilesX * tileRows, tx0 = t % tilesX * kTileCols;
+        int frame, y0; // the image is read at the frame's rows, the forest at the virtual rows
+        const BinaryImage img = frameImage<kBatch>(p, ty0, frame, y0);
+        // mask[r]: tile row r0 + r - 1 (mask[0]: the row above the warp's first; none above the tile's first)
+        unsigned long long mask[kRowsPerWarp + 1];
+#pragma unroll
+        for (int r = 0; r <= kRowsPerWarp; ++r)
+        {
+            const int lr = r0 + r - 1, ly = ty0 + lr - y0;
+            const bool row = lr >= 0 && ly < img.rows;
+            unsigned b[2];
+#pragma unroll
+            for (int j = 0; j < 2; ++j)
+            {
+                const int x = tx0 + j * kWarpSize + lane;
+                b[j] = __ballot_sync(kFullMask, row && x < cols && device::isForeground(img, ly, x));
+            }
+            mask[r] = b[0] | static_cast<unsigned long long>(b[1]) << 32;
+        }
+        int unionWith[kRowsPerWarp][2];
+#pragma unroll
+        for (int r = 0; r < kRowsPerWarp; ++r)
+#pragma unroll
+            for (int j = 0; j < 2; ++j)
+            {
+                const TileRows m = { mask[r + 1], mask[r] };
+                const int c = j * kWarpSize + lane, row = (r0 + r) * kTileCols;
+                tile[row + c] = firstNeighbourLink<kConnectivity>(m, row, c, unionWith[r][j]);
+            }
+        __syncthreads();
+#pragma unroll
+        for (int r = 0; r < kRowsPerWarp; ++r)
+#pragma unroll
+            for (int j = 0; j < 2; ++j)
+                if (unionWith[r][j] >= 0)
+                    device::unite(tile, (r0 + r) * kTileCols + j * kWarpSize + lane, unionWith[r][j], device::OwnSlot());
+        __syncthreads();
+#pragma unroll
+        for (int r = 0; r < kRowsPerWarp; ++r)
+        {
+            const int y = ty0 + r0 + r;
+            if (y >= rows)
+                break; // (warp-uniform)
+#pragma unroll
+            for (int j = 0; j < 2; ++j)
+            {
+                const int c = j * kWarpSize + lane, x = tx0 + c, li = (r0 + r) * kTileCols + c;
+                bool tileRoot = false;
+                if (x < cols)
+                {
+                    int v = 0;
+                    if (mask[r + 1] >> c & 1u)
+                    {
+                        // no union runs now and only this thread writes tile[li]
+                        const int root = device::compressSlot(tile, li, tile[li] - 1, device::OwnSlot());
+                        v = (ty0 + root / kTileCols) * cols + tx0 + root % kTileCols + 1;
+                        tileRoot = root == li;
+                    }
+                    forest[y * cols + x] = v;
+                }
+                const unsigned roots = __ballot_sync(kFullMask, tileRoot);
+                const int word = tx0 / kWarpSize + j; // (tx0: a multiple of 64)
+                if (lane == 0 && word < p.wordsPerRow)
+                    p.rootBits[y * p.wordsPerRow + word] = roots;
+            }
+        }
+        __syncthreads();
+    }
+}
+
 template <int kConnectivity, typename LabelT, bool kStats, bool kBatch>
 __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
 {
     cg::grid_group grid = cg::this_grid();
     CUDACCA_ONE_LAUNCH_PHASE_END(0);
     const int rows = p.image.rows, cols = p.image.cols;
-    const int pixels = rows * cols;
     const int chunksPerRow = (cols + kWarpSize - 1) / kWarpSize;
     const int lane = threadIdx.x % kWarpSize;
     int* const forest = p.forest;
     int firstChunk, lastChunk;
     warpChunks(rows * chunksPerRow, firstChunk, lastChunk);
     const int warp = threadIdx.x / kWarpSize;
+    const int tileRows = kTileRows * p.rowsPerWarp;
     const int tilesX = (cols + kTileCols - 1) / kTileCols;
-    const int tiles = tilesX * ((rows + kTileRows - 1) / kTileRows);
+    const int tiles = tilesX * ((rows + tileRows - 1) / tileRows);
 
-    // 1 tiles: each tile is labeled in shared memory (local indices, row-major in the tile, so that a local
-    // root, the smallest local index of its tree, is also its first pixel in raster order); then each pixel's
-    // global slot points at its local root. One row per warp, two chunks per row: a warp's ballots give its row
-    // and the tile row above as 64-bit masks, from which each pixel takes its Komura link and its one union
-    // (firstNeighbourLink) without reading the image again.
-    // Intentional races (compute-sanitizer racecheck reports them, in union_find.cuh's findRoot loads, the
-    // findRootCompress and compressSlot stores, and the compressSlot call below, and nowhere else in this
-    // kernel: H100, 938dcf0, a -lineinfo build): the tile's unions run concurrently on `tile`, as UF's
-    // localMergeKernel (uf_labeling.cu) does. A find may read an entry that another thread is moving to an
-    // ancestor (atomicMin on a root, or the compression's plain store); old and new value lead to the same
-    // root, only roots are linked, and atomicMin's returned value decides the retries (union_find.cuh, "PLAIN
-    // LOADS"). The barrier after the unions orders them before the last pass, where each thread moves only its
-    // own entry up its path (compressSlot) while others walk through it: every value read is an ancestor of
-    // smaller index, so each walk still ends at the root.
+    // 1 tiles (labelTiles), tiles of kTileRows * rowsPerWarp rows
     {
-        __shared__ int tile[kTilePixels];
-        for (int t = blockIdx.x; t < tiles; t += gridDim.x)
+        __shared__ int tile[kMaxTilePixels];
+        switch (p.rowsPerWarp)
         {
-            const int ty0 = t / tilesX * kTileRows, tx0 = t % tilesX * kTileCols;
-            const int y = ty0 + warp;
-            int frame, y0; // the image is read at the frame's row ly, the forest at the virtual row y
-            const BinaryImage img = frameImage<kBatch>(p, ty0, frame, y0);
-            const int ly = y - y0;
-            unsigned here[2], above[2]; // ballots of this row and of the tile's row above (none for its first)
-            for (int j = 0; j < 2; ++j)
-            {
-                const int x = tx0 + j * kWarpSize + lane;
-                const bool inside = x < cols && ly < img.rows;
-                here[j] = __ballot_sync(kFullMask, inside && device::isForeground(img, ly, x));
-                above[j] = __ballot_sync(kFullMask, inside && warp > 0 && device::isForeground(img, ly - 1, x));
-            }
-            const TileRows masks = { here[0] | static_cast<unsigned long long>(here[1]) << 32,
-                                     above[0] | static_cast<unsigned long long>(above[1]) << 32 };
-            int unionWith[2];
-            for (int j = 0; j < 2; ++j)
-            {
-                const int c = j * kWarpSize + lane;
-                tile[warp * kTileCols + c] = firstNeighbourLink<kConnectivity>(masks, warp * kTileCols, c, unionWith[j]);
-            }
-            __syncthreads();
-            for (int j = 0; j < 2; ++j)
-                if (unionWith[j] >= 0)
-                    device::unite(tile, warp * kTileCols + j * kWarpSize + lane, unionWith[j], device::OwnSlot());
-            __syncthreads();
-            for (int j = 0; j < 2; ++j)
-            {
-                const int c = j * kWarpSize + lane, x = tx0 + c, li = warp * kTileCols + c;
-                if (y >= rows || x >= cols)
-                    continue;
-                int v = 0;
-                if (masks.here >> c & 1u)
-                {
-                    // no union runs now and only this thread writes tile[li]
-                    const int root = device::compressSlot(tile, li, tile[li] - 1, device::OwnSlot());
-                    v = (ty0 + root / kTileCols) * cols + tx0 + root % kTileCols + 1;
-                }
-                forest[y * cols + x] = v;
-            }
-            __syncthreads();
+        case 1: labelTiles<kConnectivity, kBatch, 1>(p, tile); break;
+        case 2: labelTiles<kConnectivity, kBatch, 2>(p, tile); break;
+        default: labelTiles<kConnectivity, kBatch, kMaxRowsPerWarp>(p, tile); break;
         }
     }
     grid.sync();
@@ -320,14 +377,14 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
 
     // 2 borders: the pairs that cross tiles, in the global forest: a tile's top row (its pairs with the row
     // above, and with the left for its first pixel), its first column (left, up-left) and last column
-    // (up-right), each pixel once: kTileCols + 2 (kTileRows - 1) per tile. A warp takes 32 consecutive such
+    // (up-right), each pixel once: kTileCols + 2 (tileRows - 1) per tile. A warp takes 32 consecutive such
     // pixels, mostly of one tile row, whose pairs often join the same two trees (a component along the
     // border): each distinct pair of roots is united by one lane (__match_any_sync), so that the giant
     // component's tile roots are not all linked at once by every lane (atomics on one root, retried).
     // Skipping a duplicate is safe: the lane that unites the same two trees joins the skipped pixels too.
     {
-        constexpr int kBorder = kTileCols + 2 * (kTileRows - 1);
-        const int items = tiles * kBorder;
+        const int border = kTileCols + 2 * (tileRows - 1);
+        const int items = tiles * border;
         for (int k0 = blockIdx.x * kThreads + threadIdx.x - lane; k0 < items; k0 += gridDim.x * kThreads)
         {
             const int k = k0 + lane;
@@ -338,8 +395,8 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
             };
             if (k < items)
             {
-                const int t = k / kBorder, b = k - t * kBorder;
-                const int ty0 = t / tilesX * kTileRows, tx0 = t % tilesX * kTileCols;
+                const int t = k / border, b = k - t * border;
+                const int ty0 = t / tilesX * tileRows, tx0 = t % tilesX * kTileCols;
                 const int y = b < kTileCols ? ty0 : ty0 + 1 + (b - kTileCols) / 2;
                 const int x = b < kTileCols ? tx0 + b : tx0 + ((b - kTileCols) % 2 ? kTileCols - 1 : 0);
                 int frame, y0;
@@ -388,33 +445,42 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     grid.sync();
     CUDACCA_ONE_LAUNCH_PHASE_END(2);
 
-    // 3 flatten, and count the roots of this block's range (roots no longer change).
+    // 3 flatten the tile roots, and count the roots of this block's range (roots no longer change). Only the
+    // tile roots were moved by phase 2 (every join links roots, and a path halving moves nodes of paths between
+    // roots); every other pixel still points at its tile root, so a pixel reaches its root in at most two steps
+    // once the tile roots point at theirs (phase 5 takes them). A lane per pixel of a word, kInFlight words
+    // per warp at a time; the word is left holding the bits of the roots, for phase 4.
     __shared__ int reduceScratch[kWarps];
-    int begin, end;
-    blockPixels(pixels, begin, end);
+    int begin, end; // this block's words
+    blockWords(rows * p.wordsPerRow, begin, end);
     {
         int roots = 0;
-        for (int i0 = begin + static_cast<int>(threadIdx.x); i0 < end; i0 += kInFlight * kThreads)
+        for (int w0 = begin + warp * kInFlight; w0 < end; w0 += kWarps * kInFlight)
         {
-            int v[kInFlight], node[kInFlight];
+            unsigned bits[kInFlight];
+            int i[kInFlight], v[kInFlight], node[kInFlight];
+#pragma unroll
+            for (int u = 0; u < kInFlight; ++u)
+                bits[u] = w0 + u < end ? __ldcg(p.rootBits + w0 + u) : 0u;
 #pragma unroll
             for (int u = 0; u < kInFlight; ++u)
             {
-                const int i = i0 + u * kThreads;
-                v[u] = i < end ? slot(forest, i) : 0;
-                node[u] = v[u] - 1; // -1: background
+                const int w = w0 + u, y = w / p.wordsPerRow;
+                i[u] = y * cols + (w - y * p.wordsPerRow) * kWarpSize + lane;
+                v[u] = bits[u] >> lane & 1u ? slot(forest, i[u]) : 0;
+                node[u] = v[u] - 1; // -1: not a tile root
             }
             rootsOf(forest, node);
 #pragma unroll
             for (int u = 0; u < kInFlight; ++u)
             {
-                const int i = i0 + u * kThreads;
-                if (v[u] == 0)
-                    continue;
-                if (node[u] == i)
-                    ++roots;
-                else if (v[u] != node[u] + 1)
-                    forest[i] = node[u] + 1; // an ancestor: concurrent walks stay valid
+                const bool root = v[u] != 0 && node[u] == i[u];
+                if (v[u] != 0 && !root && v[u] != node[u] + 1)
+                    forest[i[u]] = node[u] + 1; // an ancestor: concurrent walks stay valid
+                const unsigned rootMask = __ballot_sync(kFullMask, root);
+                if (lane == 0 && w0 + u < end)
+                    p.rootBits[w0 + u] = rootMask; // (read above by this warp only)
+                roots += root;
             }
         }
         roots = blockSum(roots, reduceScratch);
@@ -437,7 +503,7 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     // A batch: frame f's labels are the roots' ranks minus frameBase[f]; the statistics of frame f's label l
     // are accumulated in slot frameBase[f] + f + l (its background in slot frameBase[f] + f), so the slots
     // are the rows of the batch staging in order, when the staging holds them all (every block sees the same).
-    const int framePixels = kBatch ? p.paddedRows * cols : 0;
+    const int frameWords = kBatch ? p.paddedRows * p.wordsPerRow : 0;
     const bool statsFit = !kBatch || total + p.frameCount <= p.out.batchRows;
     if (blockIdx.x == 0 && threadIdx.x == 0)
     {
@@ -466,29 +532,15 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
         return; // every block sees the same total: none reaches another barrier; only N is written
                 // (a batch checks each frame's count in phase 5)
     {
-        // Rounds of kInFlight * kThreads pixels, kInFlight consecutive ones per thread (one 16-byte load), so
-        // that thread order is raster order: a thread's roots are ranked after those of the threads before it.
+        // Rounds of kThreads words, one per thread, so that thread order is raster order: a thread's roots are
+        // ranked after those of the threads before it.
         __shared__ int warpOffset[kWarps];
         __shared__ int rankedSoFar;
-        for (int base = begin; base < end; base += kInFlight * kThreads)
+        for (int base = begin; base < end; base += kThreads)
         {
-            const int i0 = base + kInFlight * static_cast<int>(threadIdx.x);
-            int v[kInFlight];
-            if (i0 + kInFlight <= end)
-            {
-                const int4 q = __ldcg(reinterpret_cast<const int4*>(forest + i0)); // i0 is a multiple of 4
-                v[0] = q.x; v[1] = q.y; v[2] = q.z; v[3] = q.w;
-            }
-            else
-            {
-#pragma unroll
-                for (int u = 0; u < kInFlight; ++u)
-                    v[u] = i0 + u < end ? slot(forest, i0 + u) : 0;
-            }
-            int mine = 0;
-#pragma unroll
-            for (int u = 0; u < kInFlight; ++u)
-                mine += v[u] == i0 + u + 1;
+            const int w = base + static_cast<int>(threadIdx.x);
+            const unsigned bits = w < end ? __ldcg(p.rootBits + w) : 0u;
+            const int mine = __popc(bits);
             int inclusive = mine; // over the warp's lanes
             for (int d = 1; d < kWarpSize; d *= 2)
             {
@@ -517,24 +569,20 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
             }
             __syncthreads();
             int rootsBefore = before + warpOffset[warp] + inclusive - mine;
-#pragma unroll
-            for (int u = 0; u < kInFlight; ++u)
+            const int y = w / p.wordsPerRow, x0 = (w - y * p.wordsPerRow) * kWarpSize;
+            const int frame = kBatch ? y / p.paddedRows : 0;
+            if (kBatch && w < end && w == frame * frameWords)
             {
-                const int i = i0 + u;
-                const int frame = kBatch ? i / max(framePixels, 1) : 0;
-                if (kBatch && i < end && i == frame * framePixels)
-                {
-                    p.frameBase[frame] = p.frameBaseHost[frame] = rootsBefore;
-                    if (kStats && statsFit)
-                        device::resetAccumulators(p.acc, rootsBefore + frame);
-                }
-                if (v[u] == i + 1)
-                {
-                    const int label = ++rootsBefore;
-                    forest[i] = -label;
-                    if (kStats && statsFit)
-                        device::resetAccumulators(p.acc, label + frame);
-                }
+                p.frameBase[frame] = p.frameBaseHost[frame] = rootsBefore;
+                if (kStats && statsFit)
+                    device::resetAccumulators(p.acc, rootsBefore + frame);
+            }
+            for (unsigned rest = bits; rest; rest &= rest - 1)
+            {
+                const int label = ++rootsBefore;
+                forest[y * cols + x0 + __ffs(rest) - 1] = -label;
+                if (kStats && statsFit)
+                    device::resetAccumulators(p.acc, label + frame);
             }
             before += rankedSoFar;
             __syncthreads();
@@ -550,7 +598,8 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     grid.sync();
     CUDACCA_ONE_LAUNCH_PHASE_END(4);
 
-    // 5 labels, and the statistics run by run. A slot holds 0 (background), -label (a root) or root + 1.
+    // 5 labels, and the statistics run by run. A slot holds 0 (background), -label (a root) or, from a pixel
+    // (not a root), its tile root + 1, whose slot holds -label or (phase 3) its root + 1.
     // A batch: a frame's label is the rank minus its frameBase, and its labels are written only when they fit
     // ltype (else the host refuses the batch naming the frame, whose labels stay untouched); a warp's
     // background set goes to its frame's slot whenever the warp moves on to another frame (chunks are rows).
@@ -570,7 +619,8 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
         };
         for (int k0 = firstChunk; k0 < lastChunk; k0 += kInFlight)
         {
-            // kInFlight chunks' ranks first (independent loads: the slots, then their roots' slots)
+            // kInFlight chunks' ranks first (independent loads: the slots, their tile roots' slots, then the roots'
+            // slots where the tile root is not one)
             int rank[kInFlight];
 #pragma unroll
             for (int u = 0; u < kInFlight; ++u)
@@ -579,8 +629,13 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
                 rank[u] = k < lastChunk && x < cols ? slot(forest, y * cols + x) : 0; // (padding rows: 0)
             }
 #pragma unroll
+            for (int step = 0; step < 2; ++step)
+#pragma unroll
+                for (int u = 0; u < kInFlight; ++u)
+                    rank[u] = rank[u] > 0 ? slot(forest, rank[u] - 1) : rank[u];
+#pragma unroll
             for (int u = 0; u < kInFlight; ++u)
-                rank[u] = rank[u] > 0 ? -slot(forest, rank[u] - 1) : -rank[u];
+                rank[u] = -rank[u];
 #pragma unroll
         for (int u = 0; u < kInFlight && k0 + u < lastChunk; ++u)
         {
@@ -731,6 +786,37 @@ DeviceInfo currentDevice()
 
 size_t forestBytes(int rows, int cols) { return alignUp(sizeof(int) * static_cast<size_t>(rows) * cols); }
 
+int wordsPerRow(int cols) { return (cols + kWarpSize - 1) / kWarpSize; }
+
+size_t rootBitsBytes(int rows, int cols) { return alignUp(sizeof(unsigned) * static_cast<size_t>(rows) * wordsPerRow(cols)); }
+
+/** Phase 1's rows per warp: the fewest rounds of tiles per block (each round a chain of loads and block
+barriers), ties to the shorter tiles (less work per thread in a round); a batch's tiles must not straddle frames
+(paddedRows, 0 without a batch). */
+int rowsPerWarpFor(int rows, int cols, long long blocks, int paddedRows)
+{
+#ifdef CUDACCA_ONE_LAUNCH_ROWS_PER_WARP // (perf/one_launch_phases.cu: to time each choice)
+    if (paddedRows % (kTileRows * CUDACCA_ONE_LAUNCH_ROWS_PER_WARP) == 0)
+        return CUDACCA_ONE_LAUNCH_ROWS_PER_WARP;
+#endif
+    const long long tilesX = (cols + kTileCols - 1) / kTileCols;
+    int best = 1;
+    long long bestRounds = LLONG_MAX;
+    for (int r = 1; r <= kMaxRowsPerWarp; r *= 2)
+    {
+        const int tileRows = kTileRows * r;
+        if (paddedRows % tileRows != 0)
+            continue;
+        const long long rounds = (tilesX * ((rows + tileRows - 1) / tileRows) + blocks - 1) / blocks;
+        if (rounds < bestRounds)
+        {
+            best = r;
+            bestRounds = rounds;
+        }
+    }
+    return best;
+}
+
 template <int kConnectivity, typename LabelT, bool kStats, bool kBatch>
 void launch(const Params& params, cudaStream_t stream)
 {
@@ -753,6 +839,7 @@ void launch(const Params& params, cudaStream_t stream)
     const long long wave = static_cast<long long>(device.multiprocessors) * perSm;
     const unsigned blocks = static_cast<unsigned>(std::max(1ll, std::min(wave, (pixels + kThreads - 1) / kThreads)));
     Params p = params;
+    p.rowsPerWarp = rowsPerWarpFor(p.image.rows, p.image.cols, blocks, kBatch ? p.paddedRows : 0);
     void* args[] = { &p };
     checkCuda(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(kernel), dim3(blocks), dim3(kThreads), args, 0, stream),
               "cudaLaunchCooperativeKernel (one launch)");
@@ -791,7 +878,7 @@ size_t oneLaunchScratchBytes(int rows, int cols, int connectivity, bool wantStat
 {
     // per-block counts: at most one block per kThreads pixels
     const size_t blocks = static_cast<size_t>(rows) * cols / kThreads + 1;
-    return forestBytes(rows, cols) + alignUp(sizeof(int) * blocks) +
+    return forestBytes(rows, cols) + alignUp(sizeof(int) * blocks) + rootBitsBytes(rows, cols) +
            (wantStats ? statsAccumulatorBytes(oneLaunchLabelBound(rows, cols, connectivity)) : 0);
 }
 
@@ -805,6 +892,9 @@ void oneLaunch(const BinaryImage& image, int connectivity, void* scratch, const 
     s += forestBytes(image.rows, image.cols);
     p.blockRoots = reinterpret_cast<int*>(s);
     s += alignUp(sizeof(int) * (static_cast<size_t>(image.rows) * image.cols / kThreads + 1));
+    p.rootBits = reinterpret_cast<unsigned*>(s);
+    p.wordsPerRow = wordsPerRow(image.cols);
+    s += rootBitsBytes(image.rows, image.cols);
     p.acc = out.wantStats ? layoutStatsAccumulators(s, oneLaunchLabelBound(image.rows, image.cols, connectivity))
                           : StatsAccumulators();
     p.out = out;
@@ -816,7 +906,7 @@ size_t oneLaunchFramesScratchBytes(int frames, int rows, int cols, int slots, bo
 {
     const size_t pixels = static_cast<size_t>(frames) * framePaddedRows(rows) * cols;
     return alignUp(sizeof(int) * pixels) + alignUp(sizeof(int) * (pixels / kThreads + 1)) +
-           alignUp(sizeof(int) * (frames + 1)) + (wantStats ? statsAccumulatorBytes(slots) : 0);
+           rootBitsBytes(frames * framePaddedRows(rows), cols) + alignUp(sizeof(int) * (frames + 1)) + (wantStats ? statsAccumulatorBytes(slots) : 0);
 }
 
 long long oneLaunchFramesPixels(int frames, int rows, int cols)
@@ -838,6 +928,9 @@ void oneLaunchFrames(const OneLaunchFrame* frames, int frameCount, int rows, int
     s += alignUp(sizeof(int) * pixels);
     p.blockRoots = reinterpret_cast<int*>(s);
     s += alignUp(sizeof(int) * (pixels / kThreads + 1));
+    p.rootBits = reinterpret_cast<unsigned*>(s);
+    p.wordsPerRow = wordsPerRow(cols);
+    s += rootBitsBytes(p.image.rows, cols);
     p.frameBase = reinterpret_cast<int*>(s);
     s += alignUp(sizeof(int) * (frameCount + 1));
     p.acc = out.wantStats ? layoutStatsAccumulators(s, out.batchRows) : StatsAccumulators();
