@@ -256,13 +256,13 @@ __device__ __forceinline__ int blockSum(int v, int* scratch)
 // reading the image again. Taller tiles (kRowsPerWarp > 1, chosen by the host for images with more tiles than
 // blocks) mean fewer tiles one after another per block and fewer pairs across tiles for phase 2.
 // Intentional races (compute-sanitizer racecheck reports them, in union_find.cuh's findRoot loads, the
-// findRootCompress and compressSlot stores, and the compressSlot call below, and nowhere else in this
+// findRootCompress stores, and the compression's loads and stores (compressAll), and nowhere else in this
 // kernel: H100, 938dcf0, a -lineinfo build): the tile's unions run concurrently on `tile`, as UF's
 // localMergeKernel (uf_labeling.cu) does. A find may read an entry that another thread is moving to an
 // ancestor (atomicMin on a root, or the compression's plain store); old and new value lead to the same
 // root, only roots are linked, and atomicMin's returned value decides the retries (union_find.cuh, "PLAIN
 // LOADS"). The barrier after the unions orders them before the last pass, where each thread moves only its
-// own entries up their paths (compressSlot) while others walk through them: every value read is an ancestor
+// own entries up their paths (compressAll) while others walk through them: every value read is an ancestor
 // of smaller index, so each walk still ends at the root.
 template <int kConnectivity, bool kBatch, int kRowsPerWarp>
 __device__ __forceinline__ void labelTiles(const Params& p, int* tile)
@@ -305,14 +305,61 @@ __device__ __forceinline__ void labelTiles(const Params& p, int* tile)
                 const int c = j * kWarpSize + lane, row = (r0 + r) * kTileCols;
                 tile[row + c] = firstNeighbourLink<kConnectivity>(m, row, c, unionWith[r][j]);
             }
-        __syncthreads();
+        // Each pixel's walk to its tile root, moving its own slot up to every ancestor met (compressSlot), the
+        // thread's 2 kRowsPerWarp walks in lockstep (a round of independent shared-memory loads at a time: the
+        // Komura chains are about as long as the tile is tall). Only while no union runs: then only this thread
+        // writes its pixels' slots, and every value it writes is an ancestor.
+        int node[kRowsPerWarp][2]; // the node reached (local index), -1: background
+        auto compressAll = [&] {
+#pragma unroll
+            for (int r = 0; r < kRowsPerWarp; ++r)
+#pragma unroll
+                for (int j = 0; j < 2; ++j)
+                {
+                    const int li = (r0 + r) * kTileCols + j * kWarpSize + lane;
+                    node[r][j] = mask[r + 1] >> (j * kWarpSize + lane) & 1u ? tile[li] - 1 : -1;
+                }
+            for (bool moved = true; moved;)
+            {
+                moved = false;
+                int next[kRowsPerWarp][2];
+#pragma unroll
+                for (int r = 0; r < kRowsPerWarp; ++r)
+#pragma unroll
+                    for (int j = 0; j < 2; ++j)
+                        next[r][j] = node[r][j] >= 0 ? tile[node[r][j]] - 1 : -1;
+#pragma unroll
+                for (int r = 0; r < kRowsPerWarp; ++r)
+#pragma unroll
+                    for (int j = 0; j < 2; ++j)
+                        if (next[r][j] != node[r][j])
+                        {
+                            tile[(r0 + r) * kTileCols + j * kWarpSize + lane] = next[r][j] + 1;
+                            node[r][j] = next[r][j];
+                            moved = true;
+                        }
+            }
+        };
+        bool unions = false;
 #pragma unroll
         for (int r = 0; r < kRowsPerWarp; ++r)
+            unions = unions || unionWith[r][0] >= 0 || unionWith[r][1] >= 0;
+        if (__syncthreads_or(unions))
+        {
+            // The chains flattened first, so that the unions' finds are short (H100, one_launch_phases: the tile
+            // phase 20.8 -> 17.8 us at 1024^2, g = 1, d = 50 %; 7.6 -> 5.1 at 512^2, g = 4); skipped by a tile
+            // without unions (an all-foreground one), where it would only cost time
+            compressAll();
+            __syncthreads();
 #pragma unroll
-            for (int j = 0; j < 2; ++j)
-                if (unionWith[r][j] >= 0)
-                    device::unite(tile, (r0 + r) * kTileCols + j * kWarpSize + lane, unionWith[r][j], device::OwnSlot());
-        __syncthreads();
+            for (int r = 0; r < kRowsPerWarp; ++r)
+#pragma unroll
+                for (int j = 0; j < 2; ++j)
+                    if (unionWith[r][j] >= 0)
+                        device::unite(tile, (r0 + r) * kTileCols + j * kWarpSize + lane, unionWith[r][j], device::OwnSlot());
+            __syncthreads();
+        }
+        compressAll();
 #pragma unroll
         for (int r = 0; r < kRowsPerWarp; ++r)
         {
@@ -322,21 +369,10 @@ __device__ __forceinline__ void labelTiles(const Params& p, int* tile)
 #pragma unroll
             for (int j = 0; j < 2; ++j)
             {
-                const int c = j * kWarpSize + lane, x = tx0 + c, li = (r0 + r) * kTileCols + c;
-                bool tileRoot = false;
+                const int c = j * kWarpSize + lane, x = tx0 + c, root = node[r][j];
                 if (x < cols)
-                {
-                    int v = 0;
-                    if (mask[r + 1] >> c & 1u)
-                    {
-                        // no union runs now and only this thread writes tile[li]
-                        const int root = device::compressSlot(tile, li, tile[li] - 1, device::OwnSlot());
-                        v = (ty0 + root / kTileCols) * cols + tx0 + root % kTileCols + 1;
-                        tileRoot = root == li;
-                    }
-                    forest[y * cols + x] = v;
-                }
-                const unsigned roots = __ballot_sync(kFullMask, tileRoot);
+                    forest[y * cols + x] = root < 0 ? 0 : (ty0 + root / kTileCols) * cols + tx0 + root % kTileCols + 1;
+                const unsigned roots = __ballot_sync(kFullMask, root >= 0 && root == (r0 + r) * kTileCols + c);
                 const int word = tx0 / kWarpSize + j; // (tx0: a multiple of 64)
                 if (lane == 0 && word < p.wordsPerRow)
                     p.rootBits[y * p.wordsPerRow + word] = roots;
