@@ -220,9 +220,9 @@ for the event only (not the stream). */
 template <typename Meanwhile>
 int waitForComponentCount(cudaStream_t s, const CallResources& r, Meanwhile&& meanwhile)
 {
-    checkCuda(cudaEventRecord(r.countCopied, s), "cudaEventRecord (component count)");
+    checkCuda(cudaEventRecord(r.countReady, s), "cudaEventRecord (component count)");
     meanwhile();
-    checkCuda(cudaEventSynchronize(r.countCopied), "cudaEventSynchronize (component count)");
+    checkCuda(cudaEventSynchronize(r.countReady), "cudaEventSynchronize (component count)");
     return *r.pinnedCount;
 }
 
@@ -370,8 +370,8 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
     // the wait when the early statistics hold every label the runs can make (or there are none), else after the
     // second accumulation, should N not fit.
     const bool statsFinalEarly = !c.wantStats || capacity >= runs.labelBound();
-    // N reaches the host by the ranking's own write (labelAndRank's contract).
-    // With both, the labels and the statistics take one launch (writeLabelsAndAccumulate): one kernel less in the chain.
+    // The work queued before the host waits for N, which the ranking itself writes to the host (labelAndRank's
+    // contract); labels and statistics both take one launch (writeLabelsAndAccumulate): one kernel less in the chain.
     const int labelCount = waitForComponentCount(s, c.resources, [&] {
         if (capacity > 0)
             initAccumulators(static_cast<int>(capacity), d_componentCount);
@@ -612,8 +612,8 @@ int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
     o.count = r.pinnedCount;
 
     oneLaunch(image, c.connectivity, scratch, o, std::numeric_limits<double>::quiet_NaN(), s);
-    checkCuda(cudaEventRecord(r.countCopied, s), "cudaEventRecord (one launch)");
-    checkCuda(cudaEventSynchronize(r.countCopied), "cudaEventSynchronize (one launch)");
+    checkCuda(cudaEventRecord(r.countReady, s), "cudaEventRecord (one launch)");
+    checkCuda(cudaEventSynchronize(r.countReady), "cudaEventSynchronize (one launch)");
     const int labelCount = *r.pinnedCount + 1;
     checkLabelCount(labelCount, ltype, c.statsOut, c.centroidsOut);
 
@@ -786,8 +786,8 @@ void cudacca::connectedComponentsBatch(InputArrayOfArrays _images, OutputArrayOf
     if (!queued.empty())
     {
         // The one wait of the batch.
-        checkCuda(cudaEventRecord(r.countCopied, s), "cudaEventRecord (batch)");
-        checkCuda(cudaEventSynchronize(r.countCopied), "cudaEventSynchronize (batch)");
+        checkCuda(cudaEventRecord(r.countReady, s), "cudaEventRecord (batch)");
+        checkCuda(cudaEventSynchronize(r.countReady), "cudaEventSynchronize (batch)");
     }
 
     // Every frame's N and first staging row (-1: its statistics are not there). A CV_16U overflow refuses the
@@ -916,7 +916,7 @@ int connectedComponentsOnce(InputArray image, OutputArray labels, OutputArray st
     CallResources r;
     r.row = &row;
     r.pinnedCount = pinnedCount();
-    r.countCopied = countEvent();
+    r.countReady = countEvent();
     r.defaultAlgorithm = algorithmWithoutFlags(algorithm) == CCA_DEFAULT;
     r.cclDefaultOrder = renumbersToCclDefault(algorithm, connectivity);
     return cudacca::connectedComponents(image, labels, stats, centroids, connectivity, ltype, stream, r);

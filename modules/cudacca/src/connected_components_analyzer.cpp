@@ -32,8 +32,8 @@ public:
     ~ConnectedComponentsAnalyzerImpl() CV_OVERRIDE
     {
         releaseAsyncScratch();
-        if (copied_)
-            cudaEventDestroy(copied_);
+        if (countReady_)
+            cudaEventDestroy(countReady_);
         if (count_)
             cudaFreeHost(count_);
     }
@@ -153,7 +153,7 @@ private:
         countPinnedAllocation();
         checkCuda(cudaHostAlloc(reinterpret_cast<void**>(&count_), sizeof(int), cudaHostAllocPortable | cudaHostAllocMapped),
                   "cudaHostAlloc (analyzer count)");
-        checkCuda(cudaEventCreateWithFlags(&copied_, cudaEventDisableTiming), "cudaEventCreateWithFlags (analyzer)");
+        checkCuda(cudaEventCreateWithFlags(&countReady_, cudaEventDisableTiming), "cudaEventCreateWithFlags (analyzer)");
     }
 
     /** What a call borrows from the object. */
@@ -163,7 +163,7 @@ private:
         r.row = &row_;
         r.algorithm = &stages_;
         r.pinnedCount = count_;
-        r.countCopied = copied_;
+        r.countReady = countReady_;
         r.arena = &arena_;
         r.hostOutputs = &pinned_;
         r.defaultAlgorithm = algorithmWithoutFlags(algorithm_) == CCA_DEFAULT;
@@ -238,7 +238,7 @@ private:
     void* asyncScratch_ = nullptr; //!< applyAsync's device memory (from the pool)
     int batchRows_ = 0;            //!< rows of applyBatch's staging: what the last batch needed
     size_t asyncBytes_ = 0;
-    cudaEvent_t copied_ = nullptr;
+    cudaEvent_t countReady_ = nullptr;
 };
 
 } // namespace

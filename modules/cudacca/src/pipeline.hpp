@@ -20,7 +20,7 @@ struct CallResources
     const AlgorithmRow* row = nullptr;      //!< the call's algorithm (CCA_DEFAULT resolved)
     AlgorithmInstance* algorithm = nullptr; //!< its stages for the call's connectivity; null: made when needed
     int* pinnedCount = nullptr;             //!< pinned host int that N is written to (mapped: the kernels write it)
-    cudaEvent_t countCopied = nullptr;      //!< recorded after the work that writes N; the host waits on it
+    cudaEvent_t countReady = nullptr;      //!< recorded after the work that writes N; the host waits on it
     /** An analyzer's memory: stats and centroids that the caller's arrays cannot take are handed out from
     here (device: `arena`, host: `hostOutputs`) instead of allocated. Null for the free function. */
     Arena* arena = nullptr;

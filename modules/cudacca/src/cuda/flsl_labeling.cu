@@ -1020,6 +1020,7 @@ private:
     void launchWriteLabels(void* labels, size_t step, bool labels16u, LabelRows part, unsigned rows,
                            cudaStream_t stream) const;
     void checkAccumulate(RunFeatureMerge merge) const;
+    void checkLabelsHome(const void* labels, size_t step, bool labels16u) const;
     /** writeLabelsKernel's blocks for `rows` rows (a warp per 32 bitmap words of a row: `tilesPerRow` per row). */
     unsigned writeGrid(unsigned rows, unsigned& tilesPerRow) const
     {
@@ -1188,12 +1189,18 @@ void FullRunLabeling::compressRuns(cudaStream_t stream)
                     table_.rowSlots + table_.rows);
 }
 
+/** A run table kept in the caller's labels (home_) is overwritten by the labels: they may go there only, as int32. */
+void FullRunLabeling::checkLabelsHome(const void* labels, size_t step, bool labels16u) const
+{
+    if (home_.data && (labels != home_.data || step != home_.step || labels16u))
+        checkCuda(cudaErrorInvalidValue, "FLSL: labels written elsewhere than in the image that holds the run table");
+}
+
 void FullRunLabeling::writeLabels(void* labels, size_t step, bool labels16u, cudaStream_t stream) const
 {
     if (!ranked_)
         checkCuda(cudaErrorInvalidValue, "FLSL: labels written before labeling");
-    if (home_.data && (labels != home_.data || step != home_.step || labels16u))
-        checkCuda(cudaErrorInvalidValue, "FLSL: labels written elsewhere than in the image that holds the run table");
+    checkLabelsHome(labels, step, labels16u);
     launchWriteLabels(labels, step, labels16u, home_.data ? LabelRows::PastTable : LabelRows::All,
                       static_cast<unsigned>(table_.rows), stream);
 }
@@ -1272,8 +1279,7 @@ void FullRunLabeling::writeLabelsAndAccumulate(void* labels, size_t step, const 
         checkCuda(cudaErrorInvalidValue, "FLSL statistics: the row pairs them with another analysis");
     const RunFeatureMerge merge = runAnalysis->merge();
     checkAccumulate(merge);
-    if (home_.data && (labels != home_.data || step != home_.step))
-        checkCuda(cudaErrorInvalidValue, "FLSL: labels written elsewhere than in the image that holds the run table");
+    checkLabelsHome(labels, step, false);
     unsigned tilesPerRow = 0;
     const unsigned writeBlocks = writeGrid(static_cast<unsigned>(table_.rows), tilesPerRow);
     const unsigned accumulateBlocks = rowBlocks(table_.rows);
