@@ -100,6 +100,9 @@ double busyGpu();
 void spinGpu(cudaStream_t stream, double us);
 //! Wall clock (steady_clock) around each call; `call` must return only when its results are complete.
 Samples timeWall(int warmup, int n, const std::function<void()>& call);
+//! timeWall for several calls at once, interleaved as timeGpuInterleaved: each call's warm-up, then n rounds of one
+//! timed call each in turn. One Samples per call.
+std::vector<Samples> timeWallInterleaved(int warmup, int n, const std::vector<std::function<void()>>& calls);
 double secondsSince(double t0);
 double now();
 

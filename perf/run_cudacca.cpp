@@ -12,6 +12,7 @@
 #include "bench.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 #include <vector>
 
 #include <opencv2/core/cuda_stream_accessor.hpp>
@@ -154,10 +155,14 @@ void runVariant(Case& c, Report& rep, const AlgorithmRow& a, Variant v)
     record(c, rep, a, v, n, s, o);
 }
 
-/** --interleave: the full, labels and stats rows of every algorithm of the case timed together, one call of
-each in turn per round (timeGpuInterleaved), so that rows compared with one another share the machine's slow
-and fast stretches. A (row, variant) whose first call throws is reported and left out. */
-void runInterleaved(Case& c, Report& rep, const std::vector<const AlgorithmRow*>& rows)
+/** --interleave: the rows of every algorithm of the case timed together, one call of each in turn per round, so
+that rows compared with one another share the machine's slow and fast stretches: the full, labels and stats rows
+by events (timeGpuInterleaved), or (`variants` latency, then latency_analyzer, each in its own round robin) by the
+wall clock with the wait (timeWallInterleaved), so that every algorithm's free-function calls also have the same
+history in the process (doc/benchmarks.md, "The free function's first latency row"). A (row, variant) whose first
+call throws is reported and left out. */
+void runInterleaved(Case& c, Report& rep, const std::vector<const AlgorithmRow*>& rows,
+                    std::initializer_list<Variant> variants)
 {
     struct Slot
     {
@@ -168,9 +173,10 @@ void runInterleaved(Case& c, Report& rep, const std::vector<const AlgorithmRow*>
     };
     cv::cuda::Stream stream = cv::cuda::StreamAccessor::wrapStream(c.stream);
     std::vector<Slot> slots;
-    slots.reserve(rows.size() * 3);  // (the calls below keep pointers into it)
+    slots.reserve(rows.size() * variants.size()); // (the calls below keep pointers into it)
+    const bool wall = *variants.begin() == Variant::Latency || *variants.begin() == Variant::LatencyAnalyzer;
     for (const AlgorithmRow* a : rows)
-        for (Variant v : { Variant::Full, Variant::Labels, Variant::Stats })
+        for (Variant v : variants)
         {
             Slot slot{ a, v, Outputs() };
             try
@@ -187,11 +193,16 @@ void runInterleaved(Case& c, Report& rep, const std::vector<const AlgorithmRow*>
         }
     std::vector<std::function<void()>> calls;
     for (Slot& slot : slots)
-        calls.push_back([&c, &slot, &stream] { slot.n = callOnce(c, *slot.a, slot.v, slot.o, stream); });
+        calls.push_back([&c, &slot, &stream, wall] {
+            slot.n = callOnce(c, *slot.a, slot.v, slot.o, stream);
+            if (wall)
+                stream.waitForCompletion();
+        });
     std::vector<Samples> samples;
     try
     {
-        samples = timeGpuInterleaved(c.stream, std::max(0, c.reps.gpuWarmup - 1), c.reps.gpu, calls);
+        samples = wall ? timeWallInterleaved(c.reps.gpuWarmup, c.reps.latency, calls)
+                       : timeGpuInterleaved(c.stream, std::max(0, c.reps.gpuWarmup - 1), c.reps.gpu, calls);
     }
     catch (const std::exception& e)
     {
@@ -216,7 +227,17 @@ void runCudacca(Case& c, Report& rep, const std::vector<int>& algorithmIds, bool
     }
     if (c.interleave && !latency)
     {
-        runInterleaved(c, rep, rows);
+        runInterleaved(c, rep, rows, { Variant::Full, Variant::Labels, Variant::Stats });
+        return;
+    }
+    if (c.interleave)
+    {
+        // each latency variant in its own round robin, then CCA_DEFAULT's batches
+        runInterleaved(c, rep, rows, { Variant::Latency });
+        runInterleaved(c, rep, rows, { Variant::LatencyAnalyzer });
+        for (const AlgorithmRow* a : rows)
+            if (a->id == cv::cuda::CCA_DEFAULT)
+                runVariant(c, rep, *a, Variant::Batch);
         return;
     }
     for (const AlgorithmRow* a : rows)

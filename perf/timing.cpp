@@ -86,18 +86,25 @@ double secondsSince(double t0)
     return now() - t0;
 }
 
+std::vector<Samples> timeWallInterleaved(int warmup, int n, const std::vector<std::function<void()>>& calls)
+{
+    for (const auto& call : calls)
+        for (int i = 0; i < warmup; ++i)
+            call();
+    std::vector<Samples> s(calls.size());
+    for (int i = 0; i < n; ++i)
+        for (size_t k = 0; k < calls.size(); ++k)
+        {
+            const double t0 = now();
+            calls[k]();
+            s[k].us.push_back(secondsSince(t0) * 1e6);
+        }
+    return s;
+}
+
 Samples timeWall(int warmup, int n, const std::function<void()>& call)
 {
-    for (int i = 0; i < warmup; ++i)
-        call();
-    Samples s;
-    for (int i = 0; i < n; ++i)
-    {
-        const double t0 = now();
-        call();
-        s.us.push_back(secondsSince(t0) * 1e6);
-    }
-    return s;
+    return timeWallInterleaved(warmup, n, { call }).front();
 }
 
 } // namespace bench
