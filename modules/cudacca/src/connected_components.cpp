@@ -580,13 +580,21 @@ int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
     o.labels16u = ltype == CV_16U;
     o.maxLabel = ltype == CV_16U ? USHRT_MAX : INT_MAX;
     o.wantStats = c.wantStats;
-    // The kernel's scratch and the device staging of stats and centroids: one allocation (each one costs a
-    // stream-ordered allocation and free, about a microsecond or two apiece, on a call of a few tens).
+    // The kernel's scratch and the device staging of stats and centroids: one piece of memory. The free function
+    // keeps it between calls (this thread's kept arena), as an analyzer keeps its own, when the pool may keep that
+    // much: a stream-ordered allocation and free at every call cost 2-17 us of a 40-90 us call, more or less
+    // depending on what the process had allocated before (H100; doc/benchmarks.md, "The free function's first
+    // latency row").
     const size_t scratchBytes = oneLaunchScratchBytes(rows, cols, c.connectivity, c.wantStats);
     const size_t statsBytes = c.statsOut.needed() ? alignPinned(sizeof(int) * CC_STAT_MAX * static_cast<size_t>(bound)) : 0;
     const size_t centroidsBytes = c.centroidsOut.needed() ? sizeof(double) * 2 * static_cast<size_t>(bound) : 0;
+    const size_t deviceBytes = scratchBytes + statsBytes + centroidsBytes;
+    Arena* const kept = !r.arena && deviceBytes <= getConnectedComponentsPoolLimit() ? &threadKeptArena() : nullptr;
+    if (!r.arena && !kept)
+        threadKeptArena().release(s); // (the limit came down: freed before this call's wait, which trims the pool)
+    const ArenaCall keptCall(kept, s);
     StreamBuffer deviceMemory;
-    char* const scratch = static_cast<char*>(deviceMemory.allocate(scratchBytes + statsBytes + centroidsBytes, s));
+    char* const scratch = static_cast<char*>(kept ? kept->take(deviceBytes, s) : deviceMemory.allocate(deviceBytes, s));
     if (c.statsOut.needed())
         o.stats = reinterpret_cast<int*>(scratch + scratchBytes);
     if (c.centroidsOut.needed())

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
 
 #include "opencv2/core/utils/configuration.private.hpp"
@@ -195,7 +196,7 @@ void Arena::freeChunks(cudaStream_t stream)
     chunks_.clear();
 }
 
-void Arena::release()
+void Arena::release(cudaStream_t stream)
 {
     if (chunks_.empty())
         return;
@@ -203,7 +204,7 @@ void Arena::release()
         checkCuda(cudaEventSynchronize(done_), "cudaEventSynchronize (arena)");
     // Not on the last call's stream: the caller may have destroyed it (an analyzer outlives the streams it
     // was given; the driver crashed in cuMemFreeAsync). That work is done, so any stream will do.
-    freeChunks(cudaStreamPerThread);
+    freeChunks(stream);
     chunk_ = offset_ = 0;
     grew_ = false;
 }
@@ -224,6 +225,46 @@ bool Arena::contains(const void* p) const
             if (q >= c.data && q < c.data + c.size)
                 return true;
     return false;
+}
+
+namespace {
+
+/** This thread's kept arenas, one per device (an arena's chunks belong to the device they came from). */
+std::map<int, std::unique_ptr<Arena>>& threadKeptArenas()
+{
+    thread_local std::map<int, std::unique_ptr<Arena>> arenas;
+    return arenas;
+}
+
+} // namespace
+
+Arena& threadKeptArena()
+{
+    int device = 0;
+    checkCuda(cudaGetDevice(&device), "cudaGetDevice");
+    std::unique_ptr<Arena>& arena = threadKeptArenas()[device];
+    if (!arena)
+        arena.reset(new Arena());
+    return *arena;
+}
+
+ArenaCall::ArenaCall(Arena* arena, cudaStream_t stream) : arena_(arena), stream_(stream)
+{
+    if (arena_)
+        arena_->beginCall(stream_);
+}
+
+ArenaCall::~ArenaCall()
+{
+    if (!arena_)
+        return;
+    try
+    {
+        arena_->endCall(stream_);
+    }
+    catch (...)
+    {
+    }
 }
 
 void trimTemporaryPool() noexcept
@@ -331,6 +372,13 @@ void releaseConnectedComponentsPool()
     cudaMemPool_t pool = cudacca::existingCurrentPool();
     if (!pool)
         return;
+    // this thread's kept memory on this device first (other threads' stays theirs until their next release)
+    int device = 0;
+    cudacca::checkCuda(cudaGetDevice(&device), "cudaGetDevice");
+    auto& kept = cudacca::threadKeptArenas();
+    const auto it = kept.find(device);
+    if (it != kept.end() && it->second)
+        it->second->release();
     cudacca::checkCuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (pool release)");
     cudacca::checkCuda(cudaMemPoolTrimTo(pool, 0), "cudaMemPoolTrimTo");
 }

@@ -57,8 +57,9 @@ public:
     void endCall(cudaStream_t stream);
     /** `bytes` of device memory, 256-byte aligned, until the next beginCall(). */
     void* take(size_t bytes, cudaStream_t stream);
-    /** Waits for the last call, then frees every chunk. */
-    void release();
+    /** Waits for the last call, then frees every chunk, stream-ordered on `stream` (any live stream: the work that
+    used them is done). */
+    void release(cudaStream_t stream = cudaStreamPerThread);
 
     size_t bytes() const;                                   //!< device memory held now
     /** p lies in one of the chunks, or in one that the last merge or release retired: memory the arena
@@ -138,6 +139,27 @@ void countPinnedAllocation();
 /** cv::cuda::releaseConnectedComponentsPool() with errors ignored. Called when a call runs out of memory,
 once its buffers are freed, so that the failed call holds nothing. */
 void trimTemporaryPool() noexcept;
+
+/** The device memory that the free function keeps between its calls on this host thread and the current device
+(the one-launch path's scratch, connected_components.cpp), as an analyzer keeps its own: chunks of cudacca's
+pool, counted by getConnectedComponentsPoolBytes(), given back by releaseConnectedComponentsPool() on this
+thread (and by trimTemporaryPool()), or at the thread's end. One call at a time: the thread's. */
+Arena& threadKeptArena();
+
+/** An Arena's call for a scope: beginCall() now, endCall() at the end (also when the call throws), on `stream`.
+Nothing when `arena` is null. */
+class ArenaCall
+{
+public:
+    ArenaCall(Arena* arena, cudaStream_t stream);
+    ~ArenaCall();
+    ArenaCall(const ArenaCall&) = delete;
+    ArenaCall& operator=(const ArenaCall&) = delete;
+
+private:
+    Arena* arena_;
+    cudaStream_t stream_;
+};
 
 }}} // namespace cv::cuda::cudacca
 

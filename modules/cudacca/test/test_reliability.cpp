@@ -10,6 +10,7 @@
 
 #include "test_precomp.hpp"
 #include "test_utils.hpp"
+#include "../src/allocation_count.hpp"
 
 #include <atomic>
 #include <mutex>
@@ -323,6 +324,42 @@ TEST(CUDACCA_Memory, PoolKeepsUpToItsLimit)
     cv::cuda::releaseConnectedComponentsPool();
     EXPECT_EQ(0u, cv::cuda::getConnectedComponentsPoolBytes()) << "after releaseConnectedComponentsPool()";
     cv::cuda::setConnectedComponentsPoolLimit(before);
+}
+
+TEST(CUDACCA_Memory, FreeFunctionKeepsItsSmallImageScratch)
+{
+    // CCA_DEFAULT on a small image (the one-launch path): the free function keeps its device scratch between calls
+    // on this thread, so that a steady stream of calls asks CUDA for no memory; releaseConnectedComponentsPool()
+    // gives it back, and with a pool limit of 0 nothing is kept. Results exact throughout, on two streams.
+    skipIfNoCudaDevice();
+    std::mt19937 rng(testSeed());
+    const cv::Mat img = randomBlockImage(cv::Size(512, 384), 0.5, 1, rng);
+    const CCResult ref = cpuReference(img, 8);
+    cv::cuda::GpuMat d, l, s, c;
+    d.upload(img);
+    cv::cuda::Stream streams[2];
+    const size_t before = cv::cuda::getConnectedComponentsPoolLimit();
+    auto callAndWait = [&](int k, const char* what) {
+        SCOPED_TRACE(what);
+        const int n = cv::cuda::connectedComponentsWithStats(d, l, s, c, 8, CV_32S, cv::cuda::CCA_DEFAULT, streams[k % 2]);
+        streams[k % 2].waitForCompletion();
+        EXPECT_TRUE(matchesCpu(ref, CV_32S, download(n, l, s, c)));
+    };
+    cv::cuda::setConnectedComponentsPoolLimit(size_t(1) << 30);
+    callAndWait(0, "first call");
+    const size_t allocations = cv::cuda::cudacca::cudaAllocationCount();
+    for (int k = 1; k <= 6; ++k)
+        callAndWait(k, "steady calls, alternating streams");
+    EXPECT_EQ(0u, cv::cuda::cudacca::cudaAllocationCount() - allocations) << "cudacca's device or pinned allocations";
+    EXPECT_GT(cv::cuda::getConnectedComponentsPoolBytes(), 0u) << "the scratch is kept";
+    cv::cuda::releaseConnectedComponentsPool();
+    EXPECT_EQ(0u, cv::cuda::getConnectedComponentsPoolBytes()) << "after releaseConnectedComponentsPool()";
+    callAndWait(7, "after the release");
+    cv::cuda::setConnectedComponentsPoolLimit(0);
+    callAndWait(8, "limit 0");
+    EXPECT_EQ(0u, cv::cuda::getConnectedComponentsPoolBytes()) << "limit 0: nothing kept after a synchronization";
+    cv::cuda::setConnectedComponentsPoolLimit(before);
+    cv::cuda::releaseConnectedComponentsPool();
 }
 
 TEST(CUDACCA_Memory, PeakTemporaryBytesPerPixel)
