@@ -88,6 +88,17 @@ struct Params
     int* frameBaseHost = nullptr; //!< mapped host copy
 };
 
+/** Phase 1's tiles over an image of rows x cols: kTileCols wide, tileRows (kTileRows * rowsPerWarp) high,
+tilesX across, numbered in raster order (the tile phase, the borders phase and the host's choice of rowsPerWarp). */
+struct TileGrid
+{
+    int tileRows, tilesX, tiles;
+    __host__ __device__ __forceinline__ TileGrid(int rows, int cols, int tileRows_)
+        : tileRows(tileRows_), tilesX((cols + kTileCols - 1) / kTileCols), tiles(tilesX * ((rows + tileRows_ - 1) / tileRows_))
+    {
+    }
+};
+
 /** The frame holding virtual row y (a tile's rows never straddle frames: paddedRows is a multiple of the tile
 rows): its image, and its first virtual row. Without a batch: the image, row 0. */
 template <bool kBatch>
@@ -270,8 +281,8 @@ __device__ __forceinline__ void labelTiles(const Params& p, int* tile)
     const int rows = p.image.rows, cols = p.image.cols;
     const int lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
     constexpr int tileRows = kTileRows * kRowsPerWarp;
-    const int tilesX = (cols + kTileCols - 1) / kTileCols;
-    const int tiles = tilesX * ((rows + tileRows - 1) / tileRows);
+    const TileGrid tileGrid(rows, cols, tileRows);
+    const int tilesX = tileGrid.tilesX, tiles = tileGrid.tiles;
     int* const forest = p.forest;
     const int r0 = warp * kRowsPerWarp; // the warp's first row in the tile
     for (int t = blockIdx.x; t < tiles; t += gridDim.x)
@@ -394,9 +405,8 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     int firstChunk, lastChunk;
     warpChunks(rows * chunksPerRow, firstChunk, lastChunk);
     const int warp = threadIdx.x / kWarpSize;
-    const int tileRows = kTileRows * p.rowsPerWarp;
-    const int tilesX = (cols + kTileCols - 1) / kTileCols;
-    const int tiles = tilesX * ((rows + tileRows - 1) / tileRows);
+    const TileGrid tileGrid(rows, cols, kTileRows * p.rowsPerWarp);
+    const int tileRows = tileGrid.tileRows, tilesX = tileGrid.tilesX, tiles = tileGrid.tiles;
 
     // 1 tiles (labelTiles), tiles of kTileRows * rowsPerWarp rows
     {
@@ -835,7 +845,6 @@ int rowsPerWarpFor(int rows, int cols, long long blocks, int paddedRows)
     if (paddedRows % (kTileRows * CUDACCA_ONE_LAUNCH_ROWS_PER_WARP) == 0)
         return CUDACCA_ONE_LAUNCH_ROWS_PER_WARP;
 #endif
-    const long long tilesX = (cols + kTileCols - 1) / kTileCols;
     int best = 1;
     long long bestRounds = LLONG_MAX;
     for (int r = 1; r <= kMaxRowsPerWarp; r *= 2)
@@ -843,7 +852,7 @@ int rowsPerWarpFor(int rows, int cols, long long blocks, int paddedRows)
         const int tileRows = kTileRows * r;
         if (paddedRows % tileRows != 0)
             continue;
-        const long long rounds = (tilesX * ((rows + tileRows - 1) / tileRows) + blocks - 1) / blocks;
+        const long long rounds = (TileGrid(rows, cols, tileRows).tiles + blocks - 1) / blocks;
         if (rounds < bestRounds)
         {
             best = r;
