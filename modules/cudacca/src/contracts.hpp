@@ -58,7 +58,13 @@ struct StatsAccumulators
     int* minX; int* minY; int* maxX; int* maxY; int* area;
     unsigned long long* sumX; unsigned long long* sumY;
     int count;
+    /** The area in sumX's top kAreaShift bits, `area` unused, so that one 64-bit add merges both (the one-launch
+    kernel: a frame of at most 2^21 pixels, whose area fits 22 bits and sum of x stays below 2^42). */
+    bool areaInSumX;
 };
+
+/** StatsAccumulators::areaInSumX: sumX's bits below it hold the sum of x, those above it the area. */
+constexpr int kAreaShift = 42;
 
 }}} // namespace cv::cuda::cudacca
 

@@ -386,6 +386,7 @@ StatsAccumulators layoutStatsAccumulators(void* memory, int labelCount)
     auto take = [&p](size_t bytes) { char* r = p; p += alignUp(bytes); return r; };
     StatsAccumulators acc;
     acc.count = labelCount;
+    acc.areaInSumX = false;
     acc.sumX = reinterpret_cast<unsigned long long*>(take(sizeof(unsigned long long) * labelCount));
     acc.sumY = reinterpret_cast<unsigned long long*>(take(sizeof(unsigned long long) * labelCount));
     acc.minX = reinterpret_cast<int*>(take(sizeof(int) * labelCount));

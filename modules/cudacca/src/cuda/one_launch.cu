@@ -623,12 +623,20 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
                 if (kStats && statsFit)
                     device::resetAccumulators(p.acc, rootsBefore + frame);
             }
+            // A label's accumulators start neutral but for the top: a root is its component's first pixel in
+            // raster order (phase 3), so no pixel of the component lies above the root's row, and phase 5's runs
+            // need no atomic for it (they carry INT_MAX, which the merges skip).
             for (unsigned rest = bits; rest; rest &= rest - 1)
             {
                 const int label = ++rootsBefore;
                 forest[y * cols + x0 + __ffs(rest) - 1] = -label;
                 if (kStats && statsFit)
-                    device::resetAccumulators(p.acc, label + frame);
+                {
+                    ComponentFeatures start;
+                    start.reset();
+                    start.minY = y - frame * p.paddedRows; // the frame's row (kBatch: frame is 0 otherwise)
+                    start.storeTo(p.acc, label + frame);
+                }
             }
             before += rankedSoFar;
             __syncthreads();
@@ -717,15 +725,18 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
                     flushBackground();
                     backgroundSlot = frameSlot;
                 }
-                // A run of the chunk is offered by its first lane: len = the foreground lanes from it on.
+                // A run of the chunk is offered by its first lane: len = the foreground lanes from it on; its
+                // top is the label's, stored in phase 4 (minY INT_MAX: no atomic).
                 const unsigned mask = __ballot_sync(kFullMask, label > 0);
                 const bool first = label > 0 && (lane == 0 || !((mask >> (lane - 1)) & 1u));
                 const unsigned after = ~(mask >> lane);
                 const int len = after ? __ffs(after) - 1 : kWarpSize - lane;
+                ComponentFeatures run = device::runFeatures(x, ly, first ? len : 1);
+                run.minY = INT_MAX;
                 if (kBatch) // a warp walks ~a hundred chunks: the giant component's runs meet in its carry
-                    carry.offer(first, frameSlot + label, device::runFeatures(x, ly, first ? len : 1), p.acc);
+                    carry.offer(first, frameSlot + label, run, p.acc);
                 else        // one or two chunks a warp: straight to the block's carry
-                    device::offerToBlock(first, frameSlot + label, device::runFeatures(x, ly, first ? len : 1), blockCarry, p.acc);
+                    device::offerToBlock(first, frameSlot + label, run, blockCarry, p.acc);
                 if (x < cols && label == 0)
                     background.addPixel(x, ly);
             }
@@ -902,6 +913,17 @@ void launchFor(const Params& p, int connectivity, cudaStream_t stream)
     });
 }
 
+/** The kernel's accumulators for `labels` labels (slots) at `memory`: area and sum of x in one word (a frame has at
+most kOneLaunchMaxPixels = 2^21 pixels: an area of at most 2^21, a sum of x below 2^21 * 2^21 = kAreaShift bits),
+so that a run's merge takes one atomic less. */
+StatsAccumulators oneLaunchAccumulators(void* memory, int labels)
+{
+    static_assert(kOneLaunchMaxPixels <= (1ll << 21) && kAreaShift == 42, "area and sum of x in one 64-bit word");
+    StatsAccumulators acc = layoutStatsAccumulators(memory, labels);
+    acc.areaInSumX = true;
+    return acc;
+}
+
 /** A frame's rows in the virtual image of a batch: a whole number of tiles. */
 int framePaddedRows(int rows) { return (rows + kTileRows - 1) / kTileRows * kTileRows; }
 
@@ -940,7 +962,7 @@ void oneLaunch(const BinaryImage& image, int connectivity, void* scratch, const 
     p.rootBits = reinterpret_cast<unsigned*>(s);
     p.wordsPerRow = wordsPerRow(image.cols);
     s += rootBitsBytes(image.rows, image.cols);
-    p.acc = out.wantStats ? layoutStatsAccumulators(s, oneLaunchLabelBound(image.rows, image.cols, connectivity))
+    p.acc = out.wantStats ? oneLaunchAccumulators(s, oneLaunchLabelBound(image.rows, image.cols, connectivity))
                           : StatsAccumulators();
     p.out = out;
     p.emptyCentroid = emptyCentroid;
@@ -978,7 +1000,7 @@ void oneLaunchFrames(const OneLaunchFrame* frames, int frameCount, int rows, int
     s += rootBitsBytes(p.image.rows, cols);
     p.frameBase = reinterpret_cast<int*>(s);
     s += alignUp(sizeof(int) * (frameCount + 1));
-    p.acc = out.wantStats ? layoutStatsAccumulators(s, out.batchRows) : StatsAccumulators();
+    p.acc = out.wantStats ? oneLaunchAccumulators(s, out.batchRows) : StatsAccumulators();
     p.out = out;
     p.emptyCentroid = emptyCentroid;
     p.frames = frames;

@@ -84,10 +84,15 @@ struct ComponentFeatures
             merge(o);
         }
     }
+    // The merges below skip minY when it is INT_MAX (a min with INT_MAX changes nothing): the sets of a writer
+    // that stored each label's top beforehand (the one-launch kernel, from the component's root) carry INT_MAX
+    // there, and save that atomic.
     /** Atomic merge into another set that several threads update (e.g. one in shared memory). */
     __device__ __forceinline__ void atomicMergeInto(ComponentFeatures& to) const
     {
-        atomicMin(&to.minX, minX); atomicMin(&to.minY, minY);
+        atomicMin(&to.minX, minX);
+        if (minY != INT_MAX)
+            atomicMin(&to.minY, minY);
         atomicMax(&to.maxX, maxX); atomicMax(&to.maxY, maxY);
         atomicAdd(&to.area, area);
         atomicAdd(&to.sumX, sumX); atomicAdd(&to.sumY, sumY);
@@ -95,20 +100,56 @@ struct ComponentFeatures
     /** Atomic merge into label `label`'s accumulators. */
     __device__ __forceinline__ void atomicMergeInto(const StatsAccumulators& acc, int label) const
     {
-        atomicMin(acc.minX + label, minX); atomicMin(acc.minY + label, minY);
+        atomicMin(acc.minX + label, minX);
+        if (minY != INT_MAX)
+            atomicMin(acc.minY + label, minY);
         atomicMax(acc.maxX + label, maxX); atomicMax(acc.maxY + label, maxY);
-        atomicAdd(acc.area + label, area);
-        atomicAdd(acc.sumX + label, sumX); atomicAdd(acc.sumY + label, sumY);
+        if (acc.areaInSumX)
+            atomicAdd(acc.sumX + label, areaAndSumX());
+        else
+        {
+            atomicAdd(acc.area + label, area);
+            atomicAdd(acc.sumX + label, sumX);
+        }
+        atomicAdd(acc.sumY + label, sumY);
     }
     /** Plain store into label `label`'s accumulators: for the one thread that owns that label. */
     __device__ __forceinline__ void storeTo(const StatsAccumulators& acc, int label) const
     {
         acc.minX[label] = minX; acc.minY[label] = minY;
         acc.maxX[label] = maxX; acc.maxY[label] = maxY;
-        acc.area[label] = area;
-        acc.sumX[label] = sumX; acc.sumY[label] = sumY;
+        if (acc.areaInSumX)
+            acc.sumX[label] = areaAndSumX();
+        else
+        {
+            acc.area[label] = area;
+            acc.sumX[label] = sumX;
+        }
+        acc.sumY[label] = sumY;
+    }
+    /** area and sumX in one word (StatsAccumulators::areaInSumX): adding such words adds both, exactly while
+    the sum of x stays below 2^kAreaShift. */
+    __device__ __forceinline__ unsigned long long areaAndSumX() const
+    {
+        return (static_cast<unsigned long long>(static_cast<unsigned>(area)) << kAreaShift) + sumX;
     }
 };
+
+/** Label l's area and sum of x, from either layout of the accumulators. */
+__device__ __forceinline__ void areaAndSumXOf(const StatsAccumulators& acc, int l, int& area, unsigned long long& sumX)
+{
+    if (acc.areaInSumX)
+    {
+        const unsigned long long word = acc.sumX[l];
+        area = static_cast<int>(word >> kAreaShift);
+        sumX = word & ((1ull << kAreaShift) - 1);
+    }
+    else
+    {
+        area = acc.area[l];
+        sumX = acc.sumX[l];
+    }
+}
 
 /** Label l's row of CPU-layout statistics (5 int32 at `statsRow`, null: not wanted) and centroid (2 double at
 `centroid`, null: not wanted) from its accumulators: OpenCV's finish(), width and height from the extremes,
@@ -117,7 +158,9 @@ the CPU), WIDTH = HEIGHT = 0 and `emptyCentroid` (the host's quiet NaN, so that 
 __device__ __forceinline__ void finalizeLabel(const StatsAccumulators& acc, int l, int* statsRow, double* centroid,
                                               double emptyCentroid)
 {
-    const int area = acc.area[l];
+    int area;
+    unsigned long long sumX;
+    areaAndSumXOf(acc, l, area, sumX);
     if (statsRow)
     {
         if (area > 0)
@@ -141,7 +184,7 @@ __device__ __forceinline__ void finalizeLabel(const StatsAccumulators& acc, int 
         if (area > 0)
         {
             const double a = __uint2double_rn(static_cast<unsigned>(area));
-            centroid[0] = __ddiv_rn(__ull2double_rn(acc.sumX[l]), a);
+            centroid[0] = __ddiv_rn(__ull2double_rn(sumX), a);
             centroid[1] = __ddiv_rn(__ull2double_rn(acc.sumY[l]), a);
         }
         else
