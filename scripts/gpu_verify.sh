@@ -179,7 +179,7 @@ if want ab; then
   if [ -z "${bundle:-}" ] || [ ! -d "$bundle/var" ]; then
     echo "ab: no library variants (scripts/stage_ab_library.sh puts them in BUNDLE/var)"; status=1
   else
-    variants=${CUDACCA_AB_VARIANTS:-$(ls "$bundle/var")}
+    variants=${CUDACCA_AB_VARIANTS:-$(ls "$bundle/var" | tr '\n' ' ')} # (one line: the first is the base)
     base=""
     for round in $(seq 1 "${CUDACCA_AB_ROUNDS:-1}"); do
       for v in $variants; do
