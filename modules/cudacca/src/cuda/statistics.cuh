@@ -8,9 +8,10 @@
 //
 // ComponentFeatures holds the features of a set of pixels. Its neutral value (reset) is the one
 // initStatsAccumulators gives every label: min fields INT_MAX, max fields INT_MIN, area and sums 0, so
-// merging a neutral value changes nothing. mergeInto() adds a set into a label's accumulators with one
+// merging a neutral value changes nothing. atomicMergeInto() adds a set into a label's accumulators with one
 // atomic per feature: the seven atomics every strategy tries to issue as rarely as possible (WarpCarry
-// and BlockCarry keep one label's sets in registers and shared memory to that end).
+// and BlockCarry keep one label's sets in registers and shared memory to that end; the one-launch kernel
+// needs five: the top known from the root, the area in the sum of x's word, StatsAccumulators::areaInSumX).
 
 #ifndef CUDACCA_STATISTICS_CUH
 #define CUDACCA_STATISTICS_CUH
