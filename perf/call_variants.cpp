@@ -7,6 +7,9 @@
 //       -L<opencv lib> -lopencv_core -lopencv_cudacca -I/usr/local/cuda/include -L/usr/local/cuda/lib64 -lcudart
 //   (one command)
 //   ./call_variants [SIDE 512] [DENSITY 0.75] [CONNECTIVITY 8] [CALLS 2000] [ALGORITHM 0 = CCA_DEFAULT]
+//                   [VARIANT -1 = all, else its index in the list below] [WARMUP 200 rounds]
+// One variant, no warm-up, under Nsight Compute: the kernels of that variant's calls only, e.g. labels only
+//   ncu --csv --metrics gpu__time_duration.sum ./call_variants 8192 0.05 8 2 0 2 0
 // The image is random pixels (granularity 1) of the given density (1: every pixel foreground), seed 12345.
 // Prints the p10 / p50 / p90 / p99 of each variant in us.
 
@@ -47,6 +50,8 @@ int main(int argc, char** argv)
     const int conn = argc > 3 ? std::atoi(argv[3]) : 8;
     const int calls = argc > 4 ? std::atoi(argv[4]) : 2000;
     const int algo = argc > 5 ? std::atoi(argv[5]) : cuda::CCA_DEFAULT;
+    const int only = argc > 6 ? std::atoi(argv[6]) : -1;
+    const int warmup = argc > 7 ? std::atoi(argv[7]) : 200;
 
     theRNG().state = 12345;
     Mat noise(side, side, CV_32F);
@@ -79,7 +84,12 @@ int main(int argc, char** argv)
         { "analyzer, labels only", [&] { n = analyzer[2]->apply(d_img, labels[5], noArray(), noArray(), stream); wait(); }, {} },
         { "event record + synchronize", [&] { cudaEventRecord(event, s); cudaEventSynchronize(event); }, {} },
     };
-    for (int w = 0; w < 200; ++w)
+    if (only >= 0)
+    {
+        CV_Assert(only < static_cast<int>(v.size()));
+        v = { v[only] };
+    }
+    for (int w = 0; w < warmup; ++w)
         for (auto& x : v)
             x.call();
     for (int i = 0; i < calls; ++i)
@@ -89,7 +99,8 @@ int main(int argc, char** argv)
             x.call();
             x.us.push_back(nowUs() - t0);
         }
-    n = cuda::connectedComponentsWithStats(d_img, labels[6], noArray(), noArray(), conn, CV_32S, algo, stream);
+    if (only < 0)
+        n = cuda::connectedComponentsWithStats(d_img, labels[6], noArray(), noArray(), conn, CV_32S, algo, stream);
     std::printf("algorithm %d, %dx%d, density %.2f, %d-connectivity, N = %d, %d calls each\n", algo, side, side,
                 density, conn, n, calls);
     for (auto& x : v)

@@ -362,9 +362,12 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
     // travels, so that the GPU does not wait for the host. They are ours, so a call refused after N has still
     // modified none of the caller's outputs.
     const size_t capacity = c.wantStats ? earlyStatsCapacity(runs.labelBound(), static_cast<long long>(image.rows) * image.cols) : 0;
+    // The runs' merges need five atomics where the image lets a label's area share its sum of x's word (the top
+    // comes from the root run: flsl_labeling.cu, accumulateRunsBlock).
+    const int areaShift = statsAreaShift(image.rows, image.cols);
     auto initAccumulators = [&](int labels, const int* d_labelsKnownOnDevice) {
         c.statistics.acc = initStatsAccumulators(c.statistics.accumulatorBuffer.allocate(statsAccumulatorBytes(labels), s),
-                                                 labels, s, d_labelsKnownOnDevice);
+                                                 labels, s, d_labelsKnownOnDevice, areaShift);
     };
     // The rows over a run table kept in the labels are written once nothing can read the table any more: before
     // the wait when the early statistics hold every label the runs can make (or there are none), else after the

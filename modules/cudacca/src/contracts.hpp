@@ -58,12 +58,15 @@ struct StatsAccumulators
     int* minX; int* minY; int* maxX; int* maxY; int* area;
     unsigned long long* sumX; unsigned long long* sumY;
     int count;
-    /** The area in sumX's top kAreaShift bits, `area` unused, so that one 64-bit add merges both (the one-launch
-    kernel: a frame of at most 2^21 pixels, whose area fits 22 bits and sum of x stays below 2^42). */
-    bool areaInSumX;
+    /** 0: `area` holds the areas. Else sumX's bits from areaShift up hold the area and those below it the sum of
+    x, `area` unused, so that one 64-bit add merges both: for an image whose every component's sum of x stays
+    below 2^areaShift and whose pixels number at most 2^(64 - areaShift) (statsAreaShift(), analysis.hpp; the
+    one-launch kernel uses kAreaShift). */
+    int areaShift;
 };
 
-/** StatsAccumulators::areaInSumX: sumX's bits below it hold the sum of x, those above it the area. */
+/** StatsAccumulators::areaShift of the one-launch kernel: a frame of at most 2^21 pixels, whose area fits 22
+bits and sum of x stays below 2^42. */
 constexpr int kAreaShift = 42;
 
 }}} // namespace cv::cuda::cudacca

@@ -814,6 +814,35 @@ TEST(CUDACCA_Defaults, NarrowGpuOutputsArePacked)
     }
 }
 
+TEST(CUDACCA_Stats, AreaSharingTheSumOfXWord)
+{
+    // The run pipeline (CCA_FLSL, CCA_FLSL_CD, CCA_FLSL_OTF, and CCA_DEFAULT above 2^21 pixels) keeps a label's
+    // area in the top bits of its sum of x's 64-bit word where the image allows (statsAreaShift, analysis.hpp).
+    // At 16 x 524288 (2^23 pixels, sums of x below 2^41) and 2 x 2097152 (2^22, below 2^42) a label of every
+    // pixel has an area of exactly 2^(64 - shift), which wraps those bits to 0 (statistics.cuh, areaAndSumXOf,
+    // reads it back from the label's box): all foreground (label 1) and all background (label 0); then one pixel
+    // flipped at a corner and in the middle (an area one short, and a label of one pixel). Exact against the CPU.
+    skipIfNoCudaDevice();
+    const int algorithms[] = { cv::cuda::CCA_DEFAULT, cv::cuda::CCA_FLSL, cv::cuda::CCA_FLSL_CD, cv::cuda::CCA_FLSL_OTF };
+    const cv::Size sizes[] = { { 524288, 16 }, { 2097152, 2 } };
+    FailureBudget budget;
+    for (const cv::Size& size : sizes)
+        for (int fill : { 0, 255 })
+            for (int flipped = 0; flipped < 3; ++flipped)
+            {
+                cv::Mat img(size, CV_8UC1, cv::Scalar(fill));
+                if (flipped == 1)
+                    img.at<uchar>(0, 0) = static_cast<uchar>(255 - fill);
+                if (flipped == 2)
+                    img.at<uchar>(size.height / 2, size.width / 2) = static_cast<uchar>(255 - fill);
+                for (int algorithm : algorithms)
+                    for (int connectivity : { 4, 8 })
+                        if (!budget.record(checkImage(img, CCAParams{ algorithm, connectivity, CV_32S },
+                                                      cv::format("fill %d, %d pixel(s) flipped", fill, flipped > 0))))
+                            return;
+            }
+}
+
 TEST(CUDACCA_Scans, SizesAroundTheSingleBlockRounds)
 {
     // The pipelines' prefix sums (exclusive_sum.cuh): one block in rounds of 8192 items up to four rounds, CUB

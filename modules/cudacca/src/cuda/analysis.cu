@@ -380,13 +380,29 @@ size_t statsAccumulatorBytes(int labelCount)
     return 2 * alignUp(sizeof(unsigned long long) * labelCount) + 5 * alignUp(sizeof(int) * labelCount);
 }
 
-StatsAccumulators layoutStatsAccumulators(void* memory, int labelCount)
+int statsAreaShift(int rows, int cols)
+{
+    if (rows <= 0 || cols <= 0)
+        return 0;
+    // A component's sum of x is at most the image's: rows * cols (cols - 1) / 2 (below 2^62 where it is taken).
+    const unsigned long long perRow = static_cast<unsigned long long>(cols) * static_cast<unsigned>(cols - 1) / 2;
+    if (perRow > (1ull << 62) / static_cast<unsigned>(rows))
+        return 0;
+    const unsigned long long sumXBound = perRow * static_cast<unsigned>(rows);
+    int shift = 1;
+    while (shift < 63 && (sumXBound >> shift) != 0)
+        ++shift; // sumXBound < 2^shift
+    const unsigned long long pixels = static_cast<unsigned long long>(rows) * static_cast<unsigned>(cols);
+    return pixels <= (1ull << (64 - shift)) ? shift : 0;
+}
+
+StatsAccumulators layoutStatsAccumulators(void* memory, int labelCount, int areaShift)
 {
     char* p = static_cast<char*>(memory);
     auto take = [&p](size_t bytes) { char* r = p; p += alignUp(bytes); return r; };
     StatsAccumulators acc;
     acc.count = labelCount;
-    acc.areaInSumX = false;
+    acc.areaShift = areaShift;
     acc.sumX = reinterpret_cast<unsigned long long*>(take(sizeof(unsigned long long) * labelCount));
     acc.sumY = reinterpret_cast<unsigned long long*>(take(sizeof(unsigned long long) * labelCount));
     acc.minX = reinterpret_cast<int*>(take(sizeof(int) * labelCount));
@@ -397,9 +413,10 @@ StatsAccumulators layoutStatsAccumulators(void* memory, int labelCount)
     return acc;
 }
 
-StatsAccumulators initStatsAccumulators(void* memory, int labelCount, cudaStream_t stream, const int* d_componentCount)
+StatsAccumulators initStatsAccumulators(void* memory, int labelCount, cudaStream_t stream, const int* d_componentCount,
+                                        int areaShift)
 {
-    const StatsAccumulators acc = layoutStatsAccumulators(memory, labelCount);
+    const StatsAccumulators acc = layoutStatsAccumulators(memory, labelCount, areaShift);
     launchDependent(initAccumulatorsKernel, blocksFor(labelCount, 256), 256, stream, "initStatsAccumulators", acc,
                     d_componentCount);
     return acc;

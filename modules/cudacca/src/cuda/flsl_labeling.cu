@@ -707,18 +707,25 @@ __device__ __forceinline__ void accumulateRunsBlock(unsigned block, RunRing* rin
                 }
             }
 
+            // A label's top is its root run's row (the root is the component's raster-first run), so only the
+            // root's set carries its row as minY; the others carry INT_MAX, whose atomic the merges skip.
             if (kMerge == RunFeatureMerge::Atomic)
             {
                 if (!valid)
                     return;
-                device::runFeatures(s, y, len).atomicMergeInto(acc, runs.label(rowSlot + r));
+                bool root;
+                const int l = runs.label(rowSlot + r, root);
+                ComponentFeatures f = device::runFeatures(s, y, len);
+                f.minY = root ? y : INT_MAX;
+                f.atomicMergeInto(acc, l);
             }
             else if (kMerge == RunFeatureMerge::ConflictDetection)
             {
                 // Algorithm 3: group the lanes by label, reduce each group into its lowest lane (the
                 // leader) with the masked tree reduction, only leaders vote. Lanes without a run form a
                 // group of their own (label -1) and do not vote.
-                const int l = valid ? runs.label(rowSlot + r) : -1;
+                bool root = false;
+                const int l = valid ? runs.label(rowSlot + r, root) : -1;
                 const unsigned peers = __match_any_sync(kFullMask, l);
                 const unsigned rank0 = __popc(peers & lanesBelow);
                 // Runs are in increasing x along the lanes: the group's max x is its highest lane's.
@@ -747,7 +754,10 @@ __device__ __forceinline__ void accumulateRunsBlock(unsigned block, RunRing* rin
                 ComponentFeatures group;
                 group.minX = s; // the leader's start: the group's min x
                 group.maxX = groupEnd - 1;
-                group.minY = group.maxY = y;
+                // The top from the root alone (above): a group holds its label's root run only as its leader,
+                // since the lanes' runs go in x order and the root is its label's leftmost run in its row.
+                group.minY = root ? y : INT_MAX;
+                group.maxY = y;
                 group.area = area;
                 group.sumX = sumX;
                 group.sumY = y64 * static_cast<unsigned>(area);

@@ -919,9 +919,7 @@ so that a run's merge takes one atomic less. */
 StatsAccumulators oneLaunchAccumulators(void* memory, int labels)
 {
     static_assert(kOneLaunchMaxPixels <= (1ll << 21) && kAreaShift == 42, "area and sum of x in one 64-bit word");
-    StatsAccumulators acc = layoutStatsAccumulators(memory, labels);
-    acc.areaInSumX = true;
-    return acc;
+    return layoutStatsAccumulators(memory, labels, kAreaShift);
 }
 
 /** A frame's rows in the virtual image of a batch: a whole number of tiles. */

@@ -10,8 +10,9 @@
 // initStatsAccumulators gives every label: min fields INT_MAX, max fields INT_MIN, area and sums 0, so
 // merging a neutral value changes nothing. atomicMergeInto() adds a set into a label's accumulators with one
 // atomic per feature: the seven atomics every strategy tries to issue as rarely as possible (WarpCarry
-// and BlockCarry keep one label's sets in registers and shared memory to that end; the one-launch kernel
-// needs five: the top known from the root, the area in the sum of x's word, StatsAccumulators::areaInSumX).
+// and BlockCarry keep one label's sets in registers and shared memory to that end; five are enough where the
+// top comes from the component's root alone and the area shares the sum of x's word, StatsAccumulators::areaShift:
+// the one-launch kernel, and the run pipeline on images of up to 2^26 pixels).
 
 #ifndef CUDACCA_STATISTICS_CUH
 #define CUDACCA_STATISTICS_CUH
@@ -86,8 +87,8 @@ struct ComponentFeatures
         }
     }
     // The merges below skip minY when it is INT_MAX (a min with INT_MAX changes nothing): the sets of a writer
-    // that stored each label's top beforehand (the one-launch kernel, from the component's root) carry INT_MAX
-    // there, and save that atomic.
+    // that gives each label's top from its root alone (the component's raster-first pixel or run: the one-launch
+    // kernel, the run pipeline) carry INT_MAX there unless they hold the root, and save that atomic.
     /** Atomic merge into another set that several threads update (e.g. one in shared memory). */
     __device__ __forceinline__ void atomicMergeInto(ComponentFeatures& to) const
     {
@@ -105,8 +106,8 @@ struct ComponentFeatures
         if (minY != INT_MAX)
             atomicMin(acc.minY + label, minY);
         atomicMax(acc.maxX + label, maxX); atomicMax(acc.maxY + label, maxY);
-        if (acc.areaInSumX)
-            atomicAdd(acc.sumX + label, areaAndSumX());
+        if (acc.areaShift)
+            atomicAdd(acc.sumX + label, areaAndSumX(acc.areaShift));
         else
         {
             atomicAdd(acc.area + label, area);
@@ -119,8 +120,8 @@ struct ComponentFeatures
     {
         acc.minX[label] = minX; acc.minY[label] = minY;
         acc.maxX[label] = maxX; acc.maxY[label] = maxY;
-        if (acc.areaInSumX)
-            acc.sumX[label] = areaAndSumX();
+        if (acc.areaShift)
+            acc.sumX[label] = areaAndSumX(acc.areaShift);
         else
         {
             acc.area[label] = area;
@@ -128,22 +129,29 @@ struct ComponentFeatures
         }
         acc.sumY[label] = sumY;
     }
-    /** area and sumX in one word (StatsAccumulators::areaInSumX): adding such words adds both, exactly while
-    the sum of x stays below 2^kAreaShift. */
-    __device__ __forceinline__ unsigned long long areaAndSumX() const
+    /** area and sumX in one word (StatsAccumulators::areaShift): adding such words (modulo 2^64) adds both,
+    exactly while the sum of x stays below 2^shift (areaAndSumXOf() reads the area back). */
+    __device__ __forceinline__ unsigned long long areaAndSumX(int shift) const
     {
-        return (static_cast<unsigned long long>(static_cast<unsigned>(area)) << kAreaShift) + sumX;
+        return (static_cast<unsigned long long>(static_cast<unsigned>(area)) << shift) + sumX;
     }
 };
 
-/** Label l's area and sum of x, from either layout of the accumulators. */
+/** Label l's area and sum of x, from either layout of the accumulators. With the area in sumX's word, the sum of
+x is the word's bits below areaShift (it stays below 2^areaShift) and the bits above hold the area modulo
+2^(64 - areaShift), since the word's adds wrap modulo 2^64. The image has at most 2^(64 - areaShift) pixels, so
+that is the area itself unless the area is exactly 2^(64 - areaShift) (one label holds every pixel), which reads
+as 0; a label that met a pixel has a minX below INT_MAX, so a 0 read there is that area. */
 __device__ __forceinline__ void areaAndSumXOf(const StatsAccumulators& acc, int l, int& area, unsigned long long& sumX)
 {
-    if (acc.areaInSumX)
+    if (acc.areaShift)
     {
         const unsigned long long word = acc.sumX[l];
-        area = static_cast<int>(word >> kAreaShift);
-        sumX = word & ((1ull << kAreaShift) - 1);
+        const int shift = acc.areaShift;
+        area = static_cast<int>(word >> shift);
+        sumX = word & ((1ull << shift) - 1);
+        if (area == 0 && acc.minX[l] != INT_MAX)
+            area = static_cast<int>(1ll << (64 - shift));
     }
     else
     {
