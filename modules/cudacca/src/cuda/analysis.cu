@@ -329,17 +329,20 @@ relabelKernel(const LabelForest f, unsigned allPixels, const unsigned* liveNodes
     }
 }
 
-__global__ void finalizeKernel(const StatsAccumulators acc, int* stats, size_t statsStep, double* centroids,
-                               size_t centroidsStep, double emptyCentroid)
+constexpr int kFinalizeThreads = 256;
+
+/** A label per thread, the rows of packed outputs through shared memory (finalizeRows). */
+__global__ void __launch_bounds__(kFinalizeThreads) finalizeKernel(const StatsAccumulators acc, int* stats, size_t statsStep,
+                                                                 double* centroids, size_t centroidsStep, double emptyCentroid)
 {
     device::dependentKernelStart(); // launched by launchDependent()
-    const int l = blockIdx.x * blockDim.x + threadIdx.x;
-    if (l >= acc.count)
-        return;
-    device::finalizeLabel(acc, l,
-                          stats ? reinterpret_cast<int*>(reinterpret_cast<char*>(stats) + static_cast<size_t>(l) * statsStep) : nullptr,
-                          centroids ? reinterpret_cast<double*>(reinterpret_cast<char*>(centroids) + static_cast<size_t>(l) * centroidsStep) : nullptr,
-                          emptyCentroid);
+    __shared__ int sharedStats[kFinalizeThreads * 5];
+    __shared__ double sharedCentroids[kFinalizeThreads * 2];
+    const int base = blockIdx.x * kFinalizeThreads;
+    const device::FinalRows rows = { reinterpret_cast<char*>(stats), statsStep, reinterpret_cast<char*>(centroids),
+                                     centroidsStep };
+    device::finalizeRows(acc, base, acc.count - 1, static_cast<size_t>(base), rows, sharedStats, sharedCentroids,
+                         emptyCentroid);
 }
 
 
@@ -451,7 +454,7 @@ void relabelAndAccumulate(const LabelForest& forest, const void* scratch, void* 
 void finalizeStatistics(const StatsAccumulators& stats, int* statsOut, size_t statsStep, double* centroidsOut,
                         size_t centroidsStep, double emptyCentroid, cudaStream_t stream)
 {
-    launchDependent(finalizeKernel, blocksFor(stats.count, 256), 256, stream, "finalizeStatistics", stats, statsOut,
+    launchDependent(finalizeKernel, blocksFor(stats.count, kFinalizeThreads), kFinalizeThreads, stream, "finalizeStatistics", stats, statsOut,
                     statsStep, centroidsOut, centroidsStep, emptyCentroid);
 }
 

@@ -774,45 +774,15 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     char* const centroids = reinterpret_cast<char*>(toHost && p.out.centroidsHost ? p.out.centroidsHost : p.out.centroids);
     const size_t statsStep = toHost && p.out.statsHost ? sizeof(int) * kStatsColumns : p.out.statsStep;
     const size_t centroidsStep = toHost && p.out.centroidsHost ? sizeof(double) * 2 : p.out.centroidsStep;
-    // Host rows go over the PCIe bus: a row per thread would be seven stores of 4 or 8 bytes, 20 and 16 bytes
-    // apart, each warp store a burst of small writes (H100, 1024^2, 3 431 labels: about 40 us of a 124 us call).
-    // So a block finalizes kThreads rows into shared memory and then writes them as consecutive words, a warp
-    // store per 128 bytes. Device rows are written in place.
-    const bool statsPacked = toHost && p.out.statsHost, centroidsPacked = toHost && p.out.centroidsHost;
+    // Packed rows (the host staging's, which go over the PCIe bus, and packed device rows) leave through shared
+    // memory as consecutive words (finalizeRows); other device rows are written in place.
+    static_assert(kStatsColumns == 5, "finalizeRows writes OpenCV's five stats columns");
+    const device::FinalRows finalRows = { stats, statsStep, centroids, centroidsStep };
     __shared__ int packedStats[kThreads * kStatsColumns];
     __shared__ double packedCentroids[kThreads * 2];
     for (int base = blockIdx.x * kThreads; base <= lastRow; base += gridDim.x * kThreads)
-    {
-        const int l = base + static_cast<int>(threadIdx.x);
-        const size_t row = static_cast<size_t>(first) + l;
-        if (l <= lastRow)
-            device::finalizeLabel(p.acc, l,
-                                  !stats ? nullptr
-                                  : statsPacked ? packedStats + threadIdx.x * kStatsColumns
-                                                : reinterpret_cast<int*>(stats + row * statsStep),
-                                  !centroids ? nullptr
-                                  : centroidsPacked ? packedCentroids + threadIdx.x * 2
-                                                    : reinterpret_cast<double*>(centroids + row * centroidsStep),
-                                  p.emptyCentroid);
-        if (!statsPacked && !centroidsPacked)
-            continue; // (block-uniform)
-        __syncthreads();
-        const int rows = min(kThreads, lastRow + 1 - base);
-        const size_t firstRow = static_cast<size_t>(first) + base;
-        if (statsPacked)
-        {
-            int* const out = reinterpret_cast<int*>(stats) + firstRow * kStatsColumns;
-            for (int w = threadIdx.x; w < rows * kStatsColumns; w += kThreads)
-                out[w] = packedStats[w];
-        }
-        if (centroidsPacked)
-        {
-            double* const out = reinterpret_cast<double*>(centroids) + firstRow * 2;
-            for (int w = threadIdx.x; w < rows * 2; w += kThreads)
-                out[w] = packedCentroids[w];
-        }
-        __syncthreads();
-    }
+        device::finalizeRows(p.acc, base, lastRow, static_cast<size_t>(first) + base, finalRows, packedStats,
+                             packedCentroids, p.emptyCentroid);
     CUDACCA_ONE_LAUNCH_PHASE_END(6);
 }
 
