@@ -822,8 +822,17 @@ TEST(CUDACCA_Stats, AreaSharingTheSumOfXWord)
     // pixel has an area of exactly 2^(64 - shift), which wraps those bits to 0 (statistics.cuh, areaAndSumXOf,
     // reads it back from the label's box): all foreground (label 1) and all background (label 0); then one pixel
     // flipped at a corner and in the middle (an area one short, and a label of one pixel). Exact against the CPU.
+    // The run pipeline's algorithms among those tested here (CUDACCA_TEST_ALGORITHMS: a shard's list).
     skipIfNoCudaDevice();
-    const int algorithms[] = { cv::cuda::CCA_DEFAULT, cv::cuda::CCA_FLSL, cv::cuda::CCA_FLSL_CD, cv::cuda::CCA_FLSL_OTF };
+    std::vector<int> algorithms;
+    for (int a : testedAlgorithms())
+        if (a == cv::cuda::CCA_DEFAULT || a == cv::cuda::CCA_FLSL || a == cv::cuda::CCA_FLSL_CD || a == cv::cuda::CCA_FLSL_OTF)
+            algorithms.push_back(a);
+    if (algorithms.empty())
+    {
+        std::cout << "[ cudacca  ] none of the run pipeline's algorithms is tested in this run" << std::endl;
+        return;
+    }
     const cv::Size sizes[] = { { 524288, 16 }, { 2097152, 2 } };
     FailureBudget budget;
     for (const cv::Size& size : sizes)
