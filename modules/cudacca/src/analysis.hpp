@@ -67,18 +67,13 @@ RankedNodes rankedNodes(const LabelForest& forest, const void* scratch);
 
 /** Bytes of device memory for the accumulators of `labelCount` labels (the layout is private). */
 size_t statsAccumulatorBytes(int labelCount);
-/** StatsAccumulators::areaShift for an image of rows x cols: the bits that the largest sum of x a component can
-have (the whole image's) needs, when the image has at most 2^(64 - that) pixels (so a label's area fits the
-word's other bits, up to a wrap that statistics.cuh's areaAndSumXOf undoes); else 0, separate areas. 2048^2: 32,
-8192^2: 38 (2^26 pixels: the wrap), 16384^2: 0. */
-int statsAreaShift(int rows, int cols);
 /** Lays the accumulators out in `memory` (statsAccumulatorBytes(labelCount) bytes), with StatsAccumulators::areaShift
-`areaShift`; nothing is queued. */
+`areaShift` (0, or contracts.hpp's statsAreaShift() of the image); nothing is queued. */
 StatsAccumulators layoutStatsAccumulators(void* memory, int labelCount, int areaShift = 0);
 /** Lays the accumulators out in `memory` and queues their initialization. With `d_componentCount` (device
 memory, known only on the device, e.g. before the host has waited for N), only its value + 1 labels are
 initialized, and none when that passes `labelCount` (the caller then starts again once N is known). Their
-areaShift is `areaShift` (0, or statsAreaShift() of the image, for writers that merge with ComponentFeatures). */
+areaShift is `areaShift` (as layoutStatsAccumulators'). */
 StatsAccumulators initStatsAccumulators(void* memory, int labelCount, cudaStream_t stream,
                                         const int* d_componentCount = nullptr, int areaShift = 0);
 

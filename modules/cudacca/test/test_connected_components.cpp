@@ -10,6 +10,8 @@
 #include "test_precomp.hpp"
 #include "test_utils.hpp"
 
+#include "../src/contracts.hpp" // statsAreaShift
+
 namespace opencv_test { namespace {
 
 using namespace cudacca_test;
@@ -850,6 +852,58 @@ TEST(CUDACCA_Stats, AreaSharingTheSumOfXWord)
                                                       cv::format("fill %d, %d pixel(s) flipped", fill, flipped > 0))))
                             return;
             }
+}
+
+TEST(CUDACCA_Stats, AreaShiftBounds)
+{
+    // statsAreaShift (contracts.hpp; host arithmetic, no GPU) decides whether a label's area may share its sum of
+    // x's 64-bit word. Where it gives a shift, the image's largest sum of x (every pixel's) must stay below
+    // 2^shift, no smaller shift may do, and the pixels must number at most 2^(64 - shift); where it gives 0, no
+    // shift may meet both. Checked with 128-bit integers on the sizes named in its comment and the test above,
+    // and on random image sizes up to the module's 2^31 - 2 pixels (seed printed).
+#ifdef __SIZEOF_INT128__
+    using cv::cuda::cudacca::statsAreaShift;
+    typedef unsigned __int128 u128;
+    auto check = [](int rows, int cols) -> int {
+        SCOPED_TRACE(cv::format("%d x %d", cols, rows));
+        const int shift = statsAreaShift(rows, cols);
+        const u128 sumX = static_cast<u128>(rows) * static_cast<u128>(cols) * static_cast<u128>(cols - 1) / 2;
+        const u128 pixels = static_cast<u128>(rows) * static_cast<u128>(cols);
+        auto holds = [&](int s) { return sumX < (static_cast<u128>(1) << s) && pixels <= (static_cast<u128>(1) << (64 - s)); };
+        if (shift >= 64 || shift < 0)
+            ADD_FAILURE() << "shift " << shift;
+        else if (shift > 0)
+        {
+            EXPECT_TRUE(holds(shift));
+            EXPECT_TRUE(shift == 1 || sumX >= (static_cast<u128>(1) << (shift - 1))) << "a smaller shift would do";
+        }
+        else
+            for (int s = 1; s < 64; ++s)
+                EXPECT_FALSE(holds(s)) << "shift " << s << " would do";
+        return shift;
+    };
+    EXPECT_EQ(32, check(2048, 2048));
+    EXPECT_EQ(38, check(8192, 8192)); // 2^26 pixels = 2^(64 - 38): the wrap areaAndSumXOf undoes
+    EXPECT_EQ(41, check(16, 524288));
+    EXPECT_EQ(42, check(2, 2097152));
+    EXPECT_EQ(0, check(16384, 16384));
+    EXPECT_EQ(0, check(8193, 8192));
+    EXPECT_EQ(1, check(1, 1));
+    std::mt19937 rng(testSeed());
+    for (int i = 0; i < 20000; ++i)
+    {
+        const int rowBits = static_cast<int>(rng() % 31);
+        const int rows = 1 + static_cast<int>(rng() % (1u << rowBits));
+        const int maxCols = static_cast<int>(std::min<long long>(INT_MAX, (2147483646ll) / rows));
+        const int colBits = static_cast<int>(rng() % 32);
+        const int cols = 1 + static_cast<int>(rng() % static_cast<unsigned>(std::min<long long>(maxCols, 1ll << std::min(colBits, 30))));
+        check(rows, cols);
+        if (HasFailure())
+            return;
+    }
+#else
+    throw SkipTestException("no 128-bit integers to check statsAreaShift with");
+#endif
 }
 
 TEST(CUDACCA_Scans, SizesAroundTheSingleBlockRounds)

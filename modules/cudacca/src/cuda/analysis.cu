@@ -383,22 +383,6 @@ size_t statsAccumulatorBytes(int labelCount)
     return 2 * alignUp(sizeof(unsigned long long) * labelCount) + 5 * alignUp(sizeof(int) * labelCount);
 }
 
-int statsAreaShift(int rows, int cols)
-{
-    if (rows <= 0 || cols <= 0)
-        return 0;
-    // A component's sum of x is at most the image's: rows * cols (cols - 1) / 2 (below 2^62 where it is taken).
-    const unsigned long long perRow = static_cast<unsigned long long>(cols) * static_cast<unsigned>(cols - 1) / 2;
-    if (perRow > (1ull << 62) / static_cast<unsigned>(rows))
-        return 0;
-    const unsigned long long sumXBound = perRow * static_cast<unsigned>(rows);
-    int shift = 1;
-    while (shift < 63 && (sumXBound >> shift) != 0)
-        ++shift; // sumXBound < 2^shift
-    const unsigned long long pixels = static_cast<unsigned long long>(rows) * static_cast<unsigned>(cols);
-    return pixels <= (1ull << (64 - shift)) ? shift : 0;
-}
-
 StatsAccumulators layoutStatsAccumulators(void* memory, int labelCount, int areaShift)
 {
     char* p = static_cast<char*>(memory);
