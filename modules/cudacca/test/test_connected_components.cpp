@@ -816,6 +816,54 @@ TEST(CUDACCA_Defaults, NarrowGpuOutputsArePacked)
     }
 }
 
+//! The run pipeline's algorithms among those tested here (CUDACCA_TEST_ALGORITHMS: a shard's list); says so when none.
+static std::vector<int> runPipelineAlgorithms()
+{
+    std::vector<int> algorithms;
+    for (int a : testedAlgorithms())
+        if (a == cv::cuda::CCA_DEFAULT || a == cv::cuda::CCA_FLSL || a == cv::cuda::CCA_FLSL_CD || a == cv::cuda::CCA_FLSL_OTF)
+            algorithms.push_back(a);
+    if (algorithms.empty())
+        std::cout << "[ cudacca  ] none of the run pipeline's algorithms is tested in this run" << std::endl;
+    return algorithms;
+}
+
+TEST(CUDACCA_Labels, UpLinkTreesCompressedByBands)
+{
+    // FLSL and FLSL_CD (and CCA_DEFAULT above 2^21 pixels) compress the up-link trees of a table of at least 2^21
+    // counted runs by bands of 16 rows (flsl_labeling.cu, compressBandRowsKernel and compressBandTopsKernel; the
+    // runs are counted where the table's bound passes 16 MiB). Random images of 2.2 M to 4.2 M runs: deep trees
+    // (d = 95 %, up to hundreds of rows), shallow ones with many roots (d = 50 %), a last band of 7 rows, a tall
+    // image of 9001 rows; FLSL_OTF (no up links) as a control. Both connectivities, exact against the CPU (labels,
+    // stats, centroids). Each image's runs are counted here: at least 2^21, else the test would miss the path.
+    skipIfNoCudaDevice();
+    const std::vector<int> algorithms = runPipelineAlgorithms();
+    if (algorithms.empty())
+        return;
+    struct Case { cv::Size size; double density; };
+    const Case cases[] = { { { 8192, 6007 }, 0.95 }, { { 4096, 4096 }, 0.5 }, { { 1500, 9001 }, 0.6 } };
+    const uint32_t seed = testSeed();
+    std::mt19937 rng(seed);
+    FailureBudget budget;
+    for (const Case& k : cases)
+    {
+        const cv::Mat img = randomBlockImage(k.size, k.density, 1, rng);
+        long long runs = 0;
+        for (int y = 0; y < img.rows; ++y)
+        {
+            const uchar* row = img.ptr<uchar>(y);
+            for (int x = 0; x < img.cols; ++x)
+                runs += row[x] != 0 && (x == 0 || row[x - 1] == 0);
+        }
+        ASSERT_GE(runs, 1LL << 21) << sz(k.size) << ": too few runs for the band compression (seed " << seed << ")";
+        for (int algorithm : algorithms)
+            for (int connectivity : { 4, 8 })
+                if (!budget.record(checkImage(img, CCAParams{ algorithm, connectivity, CV_32S },
+                                              cv::format("d = %.2f, %lld runs, seed %u", k.density, runs, seed))))
+                    return;
+    }
+}
+
 TEST(CUDACCA_Stats, AreaSharingTheSumOfXWord)
 {
     // The run pipeline (CCA_FLSL, CCA_FLSL_CD, CCA_FLSL_OTF, and CCA_DEFAULT above 2^21 pixels) keeps a label's
@@ -824,17 +872,10 @@ TEST(CUDACCA_Stats, AreaSharingTheSumOfXWord)
     // pixel has an area of exactly 2^(64 - shift), which wraps those bits to 0 (statistics.cuh, areaAndSumXOf,
     // reads it back from the label's box): all foreground (label 1) and all background (label 0); then one pixel
     // flipped at a corner and in the middle (an area one short, and a label of one pixel). Exact against the CPU.
-    // The run pipeline's algorithms among those tested here (CUDACCA_TEST_ALGORITHMS: a shard's list).
     skipIfNoCudaDevice();
-    std::vector<int> algorithms;
-    for (int a : testedAlgorithms())
-        if (a == cv::cuda::CCA_DEFAULT || a == cv::cuda::CCA_FLSL || a == cv::cuda::CCA_FLSL_CD || a == cv::cuda::CCA_FLSL_OTF)
-            algorithms.push_back(a);
+    const std::vector<int> algorithms = runPipelineAlgorithms();
     if (algorithms.empty())
-    {
-        std::cout << "[ cudacca  ] none of the run pipeline's algorithms is tested in this run" << std::endl;
         return;
-    }
     const cv::Size sizes[] = { { 524288, 16 }, { 2097152, 2 } };
     FailureBudget budget;
     for (const cv::Size& size : sizes)

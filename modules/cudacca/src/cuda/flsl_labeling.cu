@@ -50,6 +50,9 @@ constexpr size_t kBoundTableBytes = 16u << 20; //!< run tables up to this size s
 constexpr int kDetectUnroll = 4; //!< 512-pixel steps whose loads a detection warp issues together
 constexpr int kRing = 512;       //!< edges a warp keeps in flight (power of two; see forEachRunRound)
 constexpr unsigned kMaxCompressBlocks = 2048; //!< compressRunsKernel's grid at most (a grid-stride loop)
+constexpr int kBandRows = 16;     //!< rows per band of the first compression by bands (compressBandRowsKernel)
+constexpr int kBandThreads = 512; //!< threads per band
+constexpr size_t kBandMinRuns = size_t(1) << 21; //!< counted runs from which the first compression goes by bands
 __device__ __forceinline__ unsigned laneId() { return threadIdx.x & (kWarpSize - 1); }
 
 /** The row of this warp in the one-warp-per-row kernels; false past the last row. Unsigned: the last
@@ -196,6 +199,48 @@ __global__ void compressRunsKernel(int* parent, const unsigned* runCount)
     const unsigned runs = *runCount;
     for (unsigned k = blockIdx.x * blockDim.x + threadIdx.x; k < runs; k += gridDim.x * blockDim.x)
         device::compressSlot(parent, static_cast<int>(k), parent[k] - 1, device::OwnSlot());
+}
+
+/** The first compression of a large table by bands of kBandRows rows, in two kernels (this one, then
+compressBandTopsKernel), instead of compressRunsKernel. Right after the up links, a run's parent is a run of the
+row above (or itself), so the up-link trees run up through every row, and at high densities for hundreds of rows
+(8192^2, d = 95 %: mean depth 162, max 531), where compressRunsKernel's threads walk chains for 80-110 us. Here a
+block walks its band's rows in order and points each run whose parent lies below the band's top row at its
+parent's parent: by induction over the rows, that is a run of the top row or a root inside the band (the parent's
+row was done in the step before, and the block's global writes are visible to its threads after __syncthreads).
+Every value written is an ancestor, so the forest stays one (parent < child). Measured with perf/compress_chains.cu
+(doc/benchmarks.md, "The first compression by bands"): with at least kBandMinRuns runs the two kernels and the
+unions after them take less time than compressRunsKernel and the same unions; with fewer runs, more. */
+__global__ void __launch_bounds__(kBandThreads) compressBandRowsKernel(int* parent, const unsigned* rowSlots, int rows)
+{
+    device::dependentKernelStart(); // launched by launchDependent()
+    const int top = blockIdx.x * kBandRows;
+    const int last = min(rows, top + kBandRows) - 1;
+    const int topEnd = static_cast<int>(rowSlots[top + 1]); // the slots from here on lie below the top row
+    for (int y = top + 1; y <= last; ++y)
+    {
+        const int end = static_cast<int>(rowSlots[y + 1]);
+        for (int k = static_cast<int>(rowSlots[y]) + threadIdx.x; k < end; k += kBandThreads)
+        {
+            const int p = parent[k] - 1;
+            if (p != k && p >= topEnd)
+                parent[k] = parent[p];
+        }
+        __syncthreads();
+    }
+}
+
+/** Then the runs of every band's top row walk to their roots (compressSlot, as compressRunsKernel: roots are
+fixed, each thread writes its own run, every value written is an ancestor). A top-row run's parent lies in the
+band above, whose runs now point at its top row or a root, so a walk takes about two steps per band. Every run then
+points at its root or at a top-row run that does: the unions after this find roots in at most two steps. */
+__global__ void __launch_bounds__(kBandThreads) compressBandTopsKernel(int* parent, const unsigned* rowSlots)
+{
+    device::dependentKernelStart(); // launched by launchDependent()
+    const int y = blockIdx.x * kBandRows;
+    const int end = static_cast<int>(rowSlots[y + 1]);
+    for (int k = static_cast<int>(rowSlots[y]) + threadIdx.x; k < end; k += kBandThreads)
+        device::compressSlot(parent, k, parent[k] - 1, device::OwnSlot());
 }
 
 // ---- the runs of a row, one per lane ----------------------------------------------------------------
@@ -1027,6 +1072,7 @@ private:
     template <int kConnectivity>
     void unite(bool onTheFly, cudaStream_t stream);
     void compressRuns(cudaStream_t stream);
+    void compressUpLinks(cudaStream_t stream);
     void launchWriteLabels(void* labels, size_t step, bool labels16u, LabelRows part, unsigned rows,
                            cudaStream_t stream) const;
     void checkAccumulate(RunFeatureMerge merge) const;
@@ -1044,6 +1090,7 @@ private:
     const int* componentCount_ = nullptr; //!< the last labelAndRank's d_componentCount: accumulate() reads N there
     RunTable table_ = {};
     size_t runs_ = 0;              //!< slots in the run table: the runs, or their bound (small images)
+    bool runsCounted_ = false;     //!< runs_ is the number of runs, not a bound
     void* scanTemp_ = nullptr;
     size_t scanBytes_ = 0;
     int* runLabels_ = nullptr;     //!< per slot: the parent, then (ranked) the root's rank or the root (RankedNodes)
@@ -1099,6 +1146,7 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     const bool onTheFly = onTheFly_ && wantStats;
     const size_t bound = static_cast<size_t>(rows) * ((static_cast<size_t>(table_.cols) + 1) / 2);
     const bool sizedByBound = !onTheFly && bound * sizeof(int) <= kBoundTableBytes;
+    runsCounted_ = !sizedByBound;
     if (sizedByBound)
         runs_ = bound;
     else
@@ -1181,12 +1229,13 @@ void FullRunLabeling::unite(bool onTheFly, cudaStream_t stream)
         return;
     }
     // Nodes with their up links, whose chains (one run per row under a tall component) are compressed
-    // before the unions walk them, then the down links, then the compression for the ranking.
+    // before the unions walk them (by bands for a large table), then the down links, then the compression for
+    // the ranking.
     const unsigned words = static_cast<unsigned>(table_.rows) * static_cast<unsigned>(table_.wordsPerRow);
     const unsigned blocks = blocksFor(words, kWordThreads);
     launchDependent(linkRunsKernel<kConnectivity, false>, blocks, kWordThreads, stream, "FLSL nodes", table_, runLabels_,
                     words);
-    compressRuns(stream);
+    compressUpLinks(stream);
     launchDependent(linkRunsKernel<kConnectivity, true>, blocks, kWordThreads, stream, "FLSL union", table_, runLabels_,
                     words);
     compressRuns(stream);
@@ -1197,6 +1246,18 @@ void FullRunLabeling::compressRuns(cudaStream_t stream)
     const unsigned blocks = std::min(blocksFor(static_cast<long long>(runs_), kWordThreads), kMaxCompressBlocks);
     launchDependent(compressRunsKernel, blocks, kWordThreads, stream, "FLSL run compression", runLabels_,
                     table_.rowSlots + table_.rows);
+}
+
+/** The first compression, of the up-link trees: by bands for a large table (compressBandRowsKernel), else as
+every compression. */
+void FullRunLabeling::compressUpLinks(cudaStream_t stream)
+{
+    if (!runsCounted_ || runs_ < kBandMinRuns)
+        return compressRuns(stream);
+    const unsigned bands = static_cast<unsigned>((table_.rows + kBandRows - 1) / kBandRows);
+    launchDependent(compressBandRowsKernel, bands, kBandThreads, stream, "FLSL band compression", runLabels_,
+                    table_.rowSlots, table_.rows);
+    launchDependent(compressBandTopsKernel, bands, kBandThreads, stream, "FLSL band tops", runLabels_, table_.rowSlots);
 }
 
 /** A run table kept in the caller's labels (home_) is overwritten by the labels: they may go there only, as int32. */
