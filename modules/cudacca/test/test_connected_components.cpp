@@ -867,6 +867,39 @@ TEST(CUDACCA_Labels, UpLinkTreesCompressedByBands)
     }
 }
 
+TEST(CUDACCA_Labels, LabelWriteOfLargeImages)
+{
+    // From 2^24 pixels the run pipeline writes its labels with a kernel of its own (flsl_labeling.cu,
+    // writeLabelsKernel<LabelT, kWriteMinBlocks>: registers capped for 5 blocks per SM) wherever the labels are not
+    // written together with the statistics: labels only (CV_32S: the rows past the run table, then those over it;
+    // CV_16U) and CV_16U with statistics. Images of 2^24 pixels and more, a width that is not a multiple of 32,
+    // both connectivities, exact against the CPU; the smaller image below the threshold as the control.
+    skipIfNoCudaDevice();
+    const std::vector<int> algorithms = runPipelineAlgorithms();
+    if (algorithms.empty())
+        return;
+    struct Case { cv::Size size; double density; int granularity; int ltype; bool stats; };
+    const Case cases[] = { { { 4096, 4096 }, 0.5, 1, CV_32S, false },  { { 4103, 4099 }, 0.6, 2, CV_32S, false },
+                           { { 4096, 4096 }, 0.5, 16, CV_16U, false }, { { 4103, 4099 }, 0.5, 16, CV_16U, true },
+                           { { 4095, 4096 }, 0.5, 1, CV_32S, false } };
+    const uint32_t seed = testSeed();
+    std::mt19937 rng(seed);
+    FailureBudget budget;
+    for (const Case& k : cases)
+    {
+        const cv::Mat img = randomBlockImage(k.size, k.density, k.granularity, rng);
+        RunSpec spec;
+        if (!k.stats)
+            spec.stats = spec.centroids = OUT_NONE;
+        for (int algorithm : algorithms)
+            for (int connectivity : { 4, 8 })
+                if (!budget.record(checkImage(img, CCAParams{ algorithm, connectivity, k.ltype },
+                                              cv::format("d = %.2f, g = %d, seed %u", k.density, k.granularity, seed),
+                                              spec)))
+                    return;
+    }
+}
+
 TEST(CUDACCA_Stats, AreaSharingTheSumOfXWord)
 {
     // The run pipeline (CCA_FLSL, CCA_FLSL_CD, CCA_FLSL_OTF, and CCA_DEFAULT above 2^21 pixels) keeps a label's

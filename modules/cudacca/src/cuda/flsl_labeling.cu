@@ -53,6 +53,8 @@ constexpr unsigned kMaxCompressBlocks = 2048; //!< compressRunsKernel's grid at 
 constexpr int kBandRows = 16;     //!< rows per band of the first compression by bands (compressBandRowsKernel)
 constexpr int kBandThreads = 512; //!< threads per band
 constexpr size_t kBandMinRuns = size_t(1) << 21; //!< counted runs from which the first compression goes by bands
+constexpr int kWriteMinBlocks = 5; //!< label-writing blocks per SM for large images: registers capped at 48
+constexpr size_t kWriteLargePixels = size_t(1) << 24; //!< from here the label image (64 MB) passes the H100's L2
 __device__ __forceinline__ unsigned laneId() { return threadIdx.x & (kWarpSize - 1); }
 
 /** The row of this warp in the one-warp-per-row kernels; false past the last row. Unsigned: the last
@@ -915,7 +917,11 @@ the word; its run's label read from `runs` (RunLabels::labels), the slot from th
 RunTable::slotOf) into the warp's tile in shared memory; the warp then writes the tile as consecutive
 stores, 4 labels per lane (16 bytes for int32), 512 bytes per warp store. Measured on the H100 (8192^2):
 100 us on the full image, 103 at g = 16 and 123 at g = 1, against 117, 122 and 138 with a thread per 4
-pixels, each with its own loads and one 16-byte store. `part` and `saved`: LabelRows (int32 labels only).
+pixels, each with its own loads and one 16-byte store. From 2^24 pixels, writeLabelsKernel keeps 5 blocks (40
+warps) per SM (kWriteMinBlocks, registers capped at 48, the largest shared-memory carveout): at g = 1 and 4 a warp
+waits on two rounds of dependent loads per batch of pieces, and its 64 registers left 4 blocks; perf/label_write.cu,
+8192^2, d = 50 %: g = 1 167 -> 148 us, g = 4 124 -> 115, the full image and g = 16 unchanged (doc/benchmarks.md,
+"The label write's occupancy"). `part` and `saved`: LabelRows (int32 labels only).
 This is block `block`'s part, its warps' tiles in shared memory (`tile`, kRowsPerBlock of them):
 writeLabelsKernel and writeLabelsAndAccumulateKernel run it. */
 constexpr int kPad = kWarpSize + 1; //!< a lane's 32 labels padded: the lanes fill their rows without bank conflicts
@@ -1003,8 +1009,8 @@ __device__ __forceinline__ void writeLabelsBlock(unsigned block, LabelTile* tile
     }
 }
 
-template <typename LabelT>
-__global__ void __launch_bounds__(kRowThreads)
+template <typename LabelT, int kMinBlocks>
+__global__ void __launch_bounds__(kRowThreads, kMinBlocks)
 writeLabelsKernel(const RunTable t, const RunLabels runs, char* labels, size_t step, unsigned tilesPerRow,
                   bool vectorRows, LabelRows part, int* saved)
 {
@@ -1292,12 +1298,28 @@ void FullRunLabeling::launchWriteLabels(void* labels, size_t step, bool labels16
     const bool vectorRows = reinterpret_cast<size_t>(labels) % vectorBytes == 0 && step % vectorBytes == 0;
     char* out = static_cast<char*>(labels);
     const RunLabels from = { rankedRuns_, part == LabelRows::OverTable ? savedLabels_ : nullptr };
-    if (labels16u)
-        launchDependent(writeLabelsKernel<unsigned short>, blocks, kRowThreads, stream, "FLSL labels", table_, from, out,
-                        step, tilesPerRow, vectorRows, part, savedLabels_);
+    auto launch = [&](auto kernel) {
+        launchDependent(kernel, blocks, kRowThreads, stream, "FLSL labels", table_, from, out, step, tilesPerRow,
+                        vectorRows, part, savedLabels_);
+    };
+    // kWriteMinBlocks with the largest carveout only where the labels leave the L2: at 2048^2 (16 MB) they gained
+    // nothing measurable (perf/label_write.cu: -3 to +1 us of 11-20; an A/B with them everywhere: 2048^2 labels only
+    // 1.03-1.04 of the time, at that size's noise) and they take L1 from the loads.
+    const bool large = static_cast<size_t>(table_.rows) * static_cast<size_t>(table_.cols) >= kWriteLargePixels;
+    if (labels16u && large)
+    {
+        preferSharedMemoryCarveout<writeLabelsKernel<unsigned short, kWriteMinBlocks>>();
+        launch(writeLabelsKernel<unsigned short, kWriteMinBlocks>);
+    }
+    else if (labels16u)
+        launch(writeLabelsKernel<unsigned short, 1>);
+    else if (large)
+    {
+        preferSharedMemoryCarveout<writeLabelsKernel<int, kWriteMinBlocks>>();
+        launch(writeLabelsKernel<int, kWriteMinBlocks>);
+    }
     else
-        launchDependent(writeLabelsKernel<int>, blocks, kRowThreads, stream, "FLSL labels", table_, from, out, step,
-                        tilesPerRow, vectorRows, part, savedLabels_);
+        launch(writeLabelsKernel<int, 1>);
 }
 
 void FullRunLabeling::checkAccumulate(RunFeatureMerge merge) const

@@ -68,14 +68,15 @@ void withConnectivity(int connectivity, F&& f)
 // it, and nothing later in the stream starts before it ends (a later kernel launched so waits for it in its own
 // dependentKernelStart(); other work waits as always). Elsewhere the launch is an ordinary one.
 
+constexpr int kMaxDevices = 64; //!< devices whose once-per-device answers are kept (others: asked every time)
+
 /** Whether the current device takes dependent launches (compute capability 9.0 or later); asked once per device. */
 inline bool dependentLaunchSupported()
 {
-    constexpr int kDevices = 64;
-    static std::atomic<signed char> known[kDevices] = {}; // 0 not asked yet, 1 no, 2 yes
+    static std::atomic<signed char> known[kMaxDevices] = {}; // 0 not asked yet, 1 no, 2 yes
     int device = 0;
     checkCuda(cudaGetDevice(&device), "cudaGetDevice");
-    if (device < 0 || device >= kDevices)
+    if (device < 0 || device >= kMaxDevices)
         return false;
     signed char k = known[device].load(std::memory_order_relaxed);
     if (k == 0)
@@ -90,6 +91,24 @@ inline bool dependentLaunchSupported()
 }
 
 #ifdef __CUDACC__
+/** Asks, once per device, that the SMs running kKernel keep the largest share of their unified L1 / shared memory as
+shared memory, so that as many blocks fit as its registers allow (FLSL's label write: 5 blocks of 34 KB per SM;
+left to itself the driver may choose a smaller share, such as the 168 of 228 KB that ncu showed for it at 4 blocks). */
+template <auto kKernel>
+void preferSharedMemoryCarveout()
+{
+    static std::atomic<bool> asked[kMaxDevices] = {};
+    int device = 0;
+    checkCuda(cudaGetDevice(&device), "cudaGetDevice");
+    const bool kept = device >= 0 && device < kMaxDevices;
+    if (kept && asked[device].load(std::memory_order_relaxed))
+        return;
+    checkCuda(cudaFuncSetAttribute(kKernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared),
+              "cudaFuncSetAttribute (shared memory carveout)");
+    if (kept)
+        asked[device].store(true, std::memory_order_relaxed);
+}
+
 /** Queues kernel<<<grid, block, 0, stream>>>(args...) as a dependent launch (above); `what` names it in errors. */
 template <typename... Params, typename... Args>
 void launchDependent(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream, const char* what,
