@@ -8,15 +8,24 @@
 //   ./label_write [side 8192] [granularity 1] [density 0.5] [calls 30]   (granularity 0: the full image)
 //
 // Variants (median us of `calls` calls, CUDA events around each; GB/s = the label image's bytes / time):
-//   memset    cudaMemsetAsync of the label image (the bound for writing it)
-//   fill      a kernel storing 16 bytes per thread (grid-stride): the bound for the SMs' stores
-//   read      a kernel reading the 8-bit image 16 bytes per thread: the bound for the detection's reads
-//   detect    the module's detectRunsKernel alone (reads the image, writes bitmap and edge counts)
-//   module    the module's writeLabels (writeLabelsKernel)
-//   cs        its copy with streaming stores (st.global.cs: the lines not kept in L2)
-//   swz       its copy with an unpadded, XOR-swizzled tile: 16-byte shared loads and zero-fill stores
-//   swz+cs    both
-// Each label-writing variant's image is compared with the module's: SAME, or DIFFERENT and exit 1.
+//   module       the module's writeLabels (writeLabelsKernel), first and again later
+//   copy         writeVariantKernel<false, false, 1>: its code as a copy here (72 registers: 3 blocks per SM)
+//   uni          a word that is all background or one run skips the tile (its label reaches the lanes by shuffles)
+//   occ5, occ4   the copy with a launch bound of 5 (4) blocks per SM and the largest shared-memory carveout
+//   uni+occ5, swz+uni+occ5   combined; swz: an unpadded, XOR-swizzled tile with 16-byte shared loads
+//   persist      the module's writeLabelsBlock in a persistent grid (5 blocks per SM)
+//   tilefill     the write's grid and store pattern, no loads (not checked)
+//   tileload     the same after loading each word's bitmap, edge count and row slot (the write's first loads)
+//   ahead/B      tileload in a persistent grid of B blocks per SM, the next tile's loads issued before the stores
+//   tileload8    tileload with 8 blocks (64 warps) per SM
+//   memset       cudaMemsetAsync of the label image (the bound for writing it)
+//   fill         a kernel storing 16 bytes per thread (grid-stride)
+//   read         a kernel reading the 8-bit image 16 bytes per thread (GB/s of the image)
+//   detect       the module's detectRunsKernel (reads the image, writes bitmap and edge counts); det4pf / det2pf:
+//                its copy with the next round's loads issued first (4 / 2 steps a round), det8: 8 steps a round
+// Each label-writing variant's image is compared with the module's (SAME, or DIFFERENT and exit 1), each detection
+// variant's bitmap and edge counts with the labeling's (SAME / DIFFERENT). Results: doc/benchmarks.md, "The label
+// write's occupancy, and what it waits on".
 
 #include <algorithm>
 #include <cstdio>
@@ -61,6 +70,7 @@ void StreamBuffer::release()
     ptr_ = nullptr;
 }
 void RunLabeling::label(const BinaryImage&, const LabelForest&, int, bool, cudaStream_t) { std::abort(); }
+size_t bandMinRunsOverride() { return 0; }
 }}} // namespace cv::cuda::cudacca
 
 using namespace cv::cuda::cudacca;
@@ -284,6 +294,112 @@ detectVariantKernel(const BinaryImage img, unsigned* bits, unsigned* edgesBefore
         rowRuns[y] = (rowEdges + 1u) / 2u;
 }
 
+/** The label write's grid and store pattern without its work: each warp stores its 1024 labels as
+writeLabelsBlock does, a value made of the row's number, or with kLoads of its word's bitmap and edge count and the
+row's slot (the loads the write waits on first). Not checked (no labels). */
+template <bool kLoads>
+__global__ void __launch_bounds__(kRowThreads, 5)
+tileFillKernel(const RunTable t, char* labels, size_t step, unsigned tilesPerRow)
+{
+    const unsigned lane = laneId();
+    const unsigned task = blockIdx.x * kRowsPerBlock + threadIdx.x / kWarpSize;
+    const unsigned y = task / tilesPerRow;
+    if (y >= static_cast<unsigned>(t.rows))
+        return;
+    int value = static_cast<int>(y);
+    const unsigned w = (task - y * tilesPerRow) * kWarpSize + lane;
+    if (kLoads && w < static_cast<unsigned>(t.wordsPerRow))
+    {
+        const size_t c = static_cast<size_t>(y) * t.wordsPerRow + w;
+        value += static_cast<int>(t.bits[c] ^ t.edgesBefore[c] ^ t.rowSlots[y]);
+    }
+    const unsigned x0 = (task - y * tilesPerRow) * (kWarpSize * kWarpSize);
+    int* row = reinterpret_cast<int*>(labels + y * step);
+#pragma unroll
+    for (int k = 0; k < kWarpSize / 4; ++k)
+    {
+        const unsigned x = x0 + k * 4 * kWarpSize + lane * 4;
+        const int v = __shfl_sync(kFullMask, value, (k * 4 + lane / 8) % kWarpSize);
+        if (x + 4 <= static_cast<unsigned>(t.cols))
+            *reinterpret_cast<int4*>(row + x) = make_int4(v, v, v, v);
+    }
+}
+
+/** tileFillKernel<true> in a persistent grid whose warps issue the next tile's loads before this tile's stores. */
+__global__ void __launch_bounds__(kRowThreads, 5)
+tileLoadAheadKernel(const RunTable t, char* labels, size_t step, unsigned tilesPerRow, unsigned tasks)
+{
+    const unsigned lane = laneId();
+    const unsigned stride = gridDim.x * kRowsPerBlock;
+    unsigned task = blockIdx.x * kRowsPerBlock + threadIdx.x / kWarpSize;
+    auto load = [&](unsigned k) {
+        const unsigned y = k / tilesPerRow;
+        const unsigned w = (k - y * tilesPerRow) * kWarpSize + lane;
+        if (k >= tasks || w >= static_cast<unsigned>(t.wordsPerRow))
+            return 0;
+        const size_t c = static_cast<size_t>(y) * t.wordsPerRow + w;
+        return static_cast<int>(y + (t.bits[c] ^ t.edgesBefore[c] ^ t.rowSlots[y]));
+    };
+    int value = load(task);
+    for (; task < tasks; task += stride)
+    {
+        const int next = load(task + stride);
+        const unsigned y = task / tilesPerRow;
+        const unsigned x0 = (task - y * tilesPerRow) * (kWarpSize * kWarpSize);
+        int* row = reinterpret_cast<int*>(labels + y * step);
+#pragma unroll
+        for (int k = 0; k < kWarpSize / 4; ++k)
+        {
+            const unsigned x = x0 + k * 4 * kWarpSize + lane * 4;
+            const int v = __shfl_sync(kFullMask, value, (k * 4 + lane / 8) % kWarpSize);
+            if (x + 4 <= static_cast<unsigned>(t.cols))
+                *reinterpret_cast<int4*>(row + x) = make_int4(v, v, v, v);
+        }
+        value = next;
+    }
+}
+
+/** tileFillKernel<true> with 8 blocks (64 warps) per SM. */
+__global__ void __launch_bounds__(kRowThreads, 8)
+tileLoad8Kernel(const RunTable t, char* labels, size_t step, unsigned tilesPerRow)
+{
+    const unsigned lane = laneId();
+    const unsigned task = blockIdx.x * kRowsPerBlock + threadIdx.x / kWarpSize;
+    const unsigned y = task / tilesPerRow;
+    if (y >= static_cast<unsigned>(t.rows))
+        return;
+    int value = static_cast<int>(y);
+    const unsigned w = (task - y * tilesPerRow) * kWarpSize + lane;
+    if (w < static_cast<unsigned>(t.wordsPerRow))
+    {
+        const size_t c = static_cast<size_t>(y) * t.wordsPerRow + w;
+        value += static_cast<int>(t.bits[c] ^ t.edgesBefore[c] ^ t.rowSlots[y]);
+    }
+    const unsigned x0 = (task - y * tilesPerRow) * (kWarpSize * kWarpSize);
+    int* row = reinterpret_cast<int*>(labels + y * step);
+#pragma unroll
+    for (int k = 0; k < kWarpSize / 4; ++k)
+    {
+        const unsigned x = x0 + k * 4 * kWarpSize + lane * 4;
+        const int v = __shfl_sync(kFullMask, value, (k * 4 + lane / 8) % kWarpSize);
+        if (x + 4 <= static_cast<unsigned>(t.cols))
+            *reinterpret_cast<int4*>(row + x) = make_int4(v, v, v, v);
+    }
+}
+
+/** The module's writeLabelsBlock in a persistent grid: each block does blocks b, b + gridDim.x, ... */
+__global__ void __launch_bounds__(kRowThreads, 5)
+persistentWriteKernel(const RunTable t, const RunLabels runs, char* labels, size_t step, unsigned tilesPerRow,
+                      unsigned blocks)
+{
+    __shared__ LabelTile tile[kRowsPerBlock];
+    for (unsigned b = blockIdx.x; b < blocks; b += gridDim.x)
+    {
+        writeLabelsBlock<int>(b, tile, t, runs, labels, step, tilesPerRow, true, LabelRows::All, nullptr);
+        __syncwarp();
+    }
+}
+
 template <typename Kernel>
 void maxCarveout(Kernel kernel)
 {
@@ -409,6 +525,28 @@ int main(int argc, char** argv)
     variant("uni+occ5", writeVariantKernel<false, true, 5>, true);
     variant("swz+uni+occ5", writeVariantKernel<true, true, 5>, true);
     variant("occ4", writeVariantKernel<false, false, 4>, true);
+    maxCarveout(persistentWriteKernel);
+    timeIt("persist", [&] {
+        persistentWriteKernel<<<132 * 5, kRowThreads, 0, stream>>>(t, from, reinterpret_cast<char*>(dLabels), step,
+                                                                   tilesPerRow, blocks);
+    }, true, labelBytes);
+    timeIt("tilefill", [&] {
+        tileFillKernel<false><<<blocks, kRowThreads, 0, stream>>>(t, reinterpret_cast<char*>(dLabels), step, tilesPerRow);
+    }, false, labelBytes);
+    timeIt("tileload", [&] {
+        tileFillKernel<true><<<blocks, kRowThreads, 0, stream>>>(t, reinterpret_cast<char*>(dLabels), step, tilesPerRow);
+    }, false, labelBytes);
+    for (unsigned perSM : { 2u, 5u, 8u })
+    {
+        const char* names[] = { "ahead/2", "ahead/5", "ahead/8" };
+        timeIt(names[perSM == 2 ? 0 : perSM == 5 ? 1 : 2], [&] {
+            tileLoadAheadKernel<<<132 * perSM, kRowThreads, 0, stream>>>(t, reinterpret_cast<char*>(dLabels), step,
+                                                                          tilesPerRow, blocks * kRowsPerBlock);
+        }, false, labelBytes);
+    }
+    timeIt("tileload8", [&] {
+        tileLoad8Kernel<<<blocks, kRowThreads, 0, stream>>>(t, reinterpret_cast<char*>(dLabels), step, tilesPerRow);
+    }, false, labelBytes);
     timeIt("module", [&] { labeling.writeLabels(dLabels, step, false, stream); }, true, labelBytes);
     timeIt("memset", [&] { check(cudaMemsetAsync(dLabels, 0, labelBytes, stream), "cudaMemsetAsync"); }, true, labelBytes);
     timeIt("fill", [&] { fillKernel<<<fillBlocks, 256, 0, stream>>>(reinterpret_cast<int4*>(dLabels), labelBytes / 16); },

@@ -14,7 +14,8 @@
 #   fuzz       differential fuzzing: CUDACCA_FUZZ_IMAGES (100000) images, stops after CUDACCA_FUZZ_SECONDS (540);
 #              CUDACCA_FUZZ_ALGOS_PER_IMAGE=k runs k random algorithms per image (0: all)
 #   sanitizer  compute-sanitizer memcheck, racecheck, synccheck, initcheck on the representative subset,
-#              per algorithm (CUDACCA_SANITIZE_ALGOS)
+#              per algorithm (CUDACCA_SANITIZE_ALGOS), with OPENCV_CUDACCA_BAND_MIN_RUNS=1 unless set (the subset's
+#              images are far too small for the FLSL family's band compression otherwise: labeling.hpp)
 #   large      16384^2, 32768^2 and 46340^2 images against the CPU (CUDACCA_LARGE_TESTS=1)
 #   bench      the cross-library benchmark (cudacca_bench, doc/benchmarks.md) into $OUT/bench, then
 #              perf/peers.py (CuPy) and perf/plot.py's summary; CUDACCA_BENCH_ARGS (e.g. --quick) go to the bench
@@ -141,6 +142,7 @@ if want sanitizer; then
     printf '%-8s %-9s rc=%d passed=%s  %s\n' "$algo" "$tool" "$rc" "${tests:-0}" "${summ:-no summary}"
   }
   export -f sanitize_one; export cs bin out
+  export OPENCV_CUDACCA_BAND_MIN_RUNS=${OPENCV_CUDACCA_BAND_MIN_RUNS:-1}
   # Every algorithm of the module's one list (modules/cudacca/src/algorithm_list.hpp), names without CCA_, and
   # DEFAULT (its one-launch path for small images).
   all_algos="$(sed -nE 's/^ *X\(CCA_([A-Z0-9_]+),.*/\1/p' "$root/modules/cudacca/src/algorithm_list.hpp" | tr '\n' ' ')DEFAULT"

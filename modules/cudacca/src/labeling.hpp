@@ -38,6 +38,13 @@ public:
                             const StatsAccumulators& stats, cudaStream_t stream) = 0;
 };
 
+/** The number of runs from which the FLSL family's first compression goes by bands (flsl_labeling.cu,
+compressUpLinks) for every run table, counted or sized by its bound, as the environment variable
+OPENCV_CUDACCA_BAND_MIN_RUNS sets it (read once; e.g. 1: every table, so that the sanitizers and the fuzzer drive
+small images through the band kernels); 0 where it is not set: tables of at least 2^21 counted runs only, the
+measured choice. The results are the same either way. */
+size_t bandMinRunsOverride();
+
 /** A labeling of the run-table pipeline (the FLSL family; doc/design.md, "The run-table pipeline"):
 its nodes are the image's row runs, not pixels, so it builds no LabelForest. It flattens and ranks its
 own roots (the shared ranking, run on the run table), writes the final labels once by expanding the runs,

@@ -7,6 +7,8 @@
 #include "precomp.hpp"
 #include "registry.hpp"
 
+#include "opencv2/core/utils/configuration.private.hpp"
+
 namespace cv { namespace cuda { namespace cudacca {
 
 #define CUDACCA_DECLARE_STAGES(id, labeling4, labeling8, analysisNs, paths) \
@@ -18,6 +20,12 @@ CUDACCA_ALGORITHMS(CUDACCA_DECLARE_STAGES)
 
 namespace none { Labeling* createLabeling() { return nullptr; } }   // the row does not support it
 namespace shared { Analysis* createAnalysis() { return nullptr; } } // relabelAndAccumulate accumulates
+
+size_t bandMinRunsOverride()
+{
+    static const size_t runs = utils::getConfigurationParameterSizeT("OPENCV_CUDACCA_BAND_MIN_RUNS", 0);
+    return runs;
+}
 
 void RunLabeling::label(const BinaryImage&, const LabelForest&, int, bool, cudaStream_t)
 {

@@ -1254,11 +1254,13 @@ void FullRunLabeling::compressRuns(cudaStream_t stream)
                     table_.rowSlots + table_.rows);
 }
 
-/** The first compression, of the up-link trees: by bands for a large table (compressBandRowsKernel), else as
-every compression. */
+/** The first compression, of the up-link trees: by bands for a large table (compressBandRowsKernel: at least
+kBandMinRuns counted runs, or bandMinRunsOverride() slots where that is set), else as every compression. */
 void FullRunLabeling::compressUpLinks(cudaStream_t stream)
 {
-    if (!runsCounted_ || runs_ < kBandMinRuns)
+    const size_t overrideRuns = bandMinRunsOverride();
+    const bool byBands = overrideRuns > 0 ? runs_ >= overrideRuns : runsCounted_ && runs_ >= kBandMinRuns;
+    if (!byBands)
         return compressRuns(stream);
     const unsigned bands = static_cast<unsigned>((table_.rows + kBandRows - 1) / kBandRows);
     launchDependent(compressBandRowsKernel, bands, kBandThreads, stream, "FLSL band compression", runLabels_,
