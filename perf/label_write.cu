@@ -29,16 +29,7 @@
 
 #include <cuda_runtime.h>
 
-namespace cv { namespace cuda { namespace cudacca {
-void checkCuda(cudaError_t status, const char* what)
-{
-    if (status != cudaSuccess)
-    {
-        std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(status));
-        std::exit(2);
-    }
-}
-}}} // namespace cv::cuda::cudacca
+#include "standalone_cuda_check.hpp"
 
 #include "device_memory.hpp"
 #include "labeling.hpp"

@@ -33,16 +33,7 @@ __device__ unsigned long long g_phaseNs[7];
         g_phaseNs[phase] = t;                                                           \
     }
 
-namespace cv { namespace cuda { namespace cudacca {
-void checkCuda(cudaError_t status, const char* what)
-{
-    if (status != cudaSuccess)
-    {
-        std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(status));
-        std::exit(1);
-    }
-}
-}}} // namespace cv::cuda::cudacca
+#include "standalone_cuda_check.hpp"
 
 #include "cuda/analysis.cu"
 #include "cuda/one_launch.cu"
