@@ -15,6 +15,10 @@
 //   fill       a kernel storing 16 bytes per thread (grid-stride)
 //   read       a kernel reading the 8-bit image 16 bytes per thread (GB/s of the image)
 //   detect     the module's detectRunsKernel alone (reads the image, writes bitmap and edge counts)
+//   tileload /sf, /ll+sf, tilefill/sf   with L2 cache hints (createpolicy): the stores evict first; also the loads
+//              evict last
+//   ... after detect   the same, each call preceded (untimed) by the detection, as in the pipeline: the bitmap and
+//              edge counts then sit in L2 when the write starts; "module after detect" is the module's write so
 // The module's image is checked to be the same at its second run (SAME, or DIFFERENT and exit 1). The candidate
 // kernels measured against it in session 31 (more blocks per SM, streaming stores, a swizzled tile, words of one
 // value skipping the tile, persistent grids with loads issued ahead, detection with prefetching) are in this file
@@ -24,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -82,7 +87,30 @@ __global__ void readKernel(const uint4* p, size_t n, unsigned* out)
 /** The label write's grid and store pattern without its work: each warp stores its 1024 labels as
 writeLabelsBlock does, a value made of the row's number, or with kLoads of its word's bitmap and edge count and the
 row's slot (the loads the write waits on first). Not checked (no labels). */
-template <bool kLoads>
+/** L2 eviction priorities as PTX cache hints (createpolicy, sm_80 and later): the lines a load or store touches are
+evicted last / first. */
+__device__ __forceinline__ unsigned long long l2Policy(bool evictLast)
+{
+    unsigned long long p;
+    if (evictLast)
+        asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+    else
+        asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+    return p;
+}
+__device__ __forceinline__ unsigned loadHinted(const unsigned* a, unsigned long long policy)
+{
+    unsigned v;
+    asm volatile("ld.global.L2::cache_hint.u32 %0, [%1], %2;" : "=r"(v) : "l"(a), "l"(policy));
+    return v;
+}
+__device__ __forceinline__ void storeHinted(int4* a, int v, unsigned long long policy)
+{
+    asm volatile("st.global.L2::cache_hint.v4.s32 [%0], {%1, %1, %1, %1}, %2;" ::"l"(a), "r"(v), "l"(policy) : "memory");
+}
+
+/** kHint: 0 plain accesses; 1 the stores evict first; 2 also the loads evict last. */
+template <bool kLoads, int kHint = 0>
 __global__ void __launch_bounds__(kRowThreads, 5)
 tileFillKernel(const RunTable t, char* labels, size_t step, unsigned tilesPerRow)
 {
@@ -96,8 +124,15 @@ tileFillKernel(const RunTable t, char* labels, size_t step, unsigned tilesPerRow
     if (kLoads && w < static_cast<unsigned>(t.wordsPerRow))
     {
         const size_t c = static_cast<size_t>(y) * t.wordsPerRow + w;
-        value += static_cast<int>(t.bits[c] ^ t.edgesBefore[c] ^ t.rowSlots[y]);
+        if (kHint == 2)
+        {
+            const unsigned long long last = l2Policy(true);
+            value += static_cast<int>(loadHinted(t.bits + c, last) ^ loadHinted(t.edgesBefore + c, last) ^ t.rowSlots[y]);
+        }
+        else
+            value += static_cast<int>(t.bits[c] ^ t.edgesBefore[c] ^ t.rowSlots[y]);
     }
+    const unsigned long long first = kHint > 0 ? l2Policy(false) : 0;
     const unsigned x0 = (task - y * tilesPerRow) * (kWarpSize * kWarpSize);
     int* row = reinterpret_cast<int*>(labels + y * step);
 #pragma unroll
@@ -106,7 +141,12 @@ tileFillKernel(const RunTable t, char* labels, size_t step, unsigned tilesPerRow
         const unsigned x = x0 + k * 4 * kWarpSize + lane * 4;
         const int v = __shfl_sync(kFullMask, value, (k * 4 + lane / 8) % kWarpSize);
         if (x + 4 <= static_cast<unsigned>(t.cols))
-            *reinterpret_cast<int4*>(row + x) = make_int4(v, v, v, v);
+        {
+            if (kHint > 0)
+                storeHinted(reinterpret_cast<int4*>(row + x), v, first);
+            else
+                *reinterpret_cast<int4*>(row + x) = make_int4(v, v, v, v);
+        }
     }
 }
 
@@ -174,6 +214,7 @@ int main(int argc, char** argv)
     check(cudaEventCreate(&e1), "cudaEventCreate");
     std::vector<int> reference, got(pixels);
     int status = 0;
+    std::function<void()> before; // queued (untimed) before each timed call when set
     auto timeIt = [&](const char* name, auto launch, bool writesLabels, size_t bytes) {
         if (writesLabels)
             check(cudaMemsetAsync(dLabels, 0xff, pixels * 4, stream), "poison");
@@ -182,6 +223,8 @@ int main(int argc, char** argv)
         std::vector<float> us;
         for (int i = 0; i < calls; ++i)
         {
+            if (before)
+                before();
             check(cudaEventRecord(e0, stream), "cudaEventRecord");
             launch();
             check(cudaEventRecord(e1, stream), "cudaEventRecord");
@@ -229,8 +272,26 @@ int main(int argc, char** argv)
            false, pixels);
     unsigned* bits = const_cast<unsigned*>(t.bits);
     unsigned* edges = const_cast<unsigned*>(t.edgesBefore);
-    timeIt("detect", [&] {
+    auto detect = [&] {
         detectRunsKernel<<<rowBlocks(side), kRowThreads, 0, stream>>>(image, bits, edges, t.wordsPerRow, dOut, true);
-    }, false, pixels);
+    };
+    timeIt("detect", detect, false, pixels);
+    char* out = reinterpret_cast<char*>(dLabels);
+    auto hinted = [&](const char* name) {
+        timeIt(name, [&] { tileFillKernel<true, 0><<<blocks, kRowThreads, 0, stream>>>(t, out, step, tilesPerRow); }, false,
+               labelBytes);
+        timeIt("  /sf", [&] { tileFillKernel<true, 1><<<blocks, kRowThreads, 0, stream>>>(t, out, step, tilesPerRow); },
+               false, labelBytes);
+        timeIt("  /ll+sf", [&] { tileFillKernel<true, 2><<<blocks, kRowThreads, 0, stream>>>(t, out, step, tilesPerRow); },
+               false, labelBytes);
+        timeIt("tilefill/sf", [&] { tileFillKernel<false, 1><<<blocks, kRowThreads, 0, stream>>>(t, out, step, tilesPerRow); },
+               false, labelBytes);
+    };
+    hinted("tileload");
+    // As in the pipeline: the bitmap and edge counts just written by the detection (in L2) when the write starts.
+    before = detect;
+    timeIt("module after detect", [&] { labeling.writeLabels(dLabels, step, false, stream); }, true, labelBytes);
+    hinted("tileload after detect");
+    before = nullptr;
     return status;
 }
