@@ -8,7 +8,6 @@
 #include "registry.hpp"
 
 #include "opencv2/core/utils/configuration.private.hpp"
-#include "opencv2/core/utils/logger.hpp"
 
 namespace cv { namespace cuda { namespace cudacca {
 
@@ -22,24 +21,9 @@ CUDACCA_ALGORITHMS(CUDACCA_DECLARE_STAGES)
 namespace none { Labeling* createLabeling() { return nullptr; } }   // the row does not support it
 namespace shared { Analysis* createAnalysis() { return nullptr; } } // relabelAndAccumulate accumulates
 
-/** A value that does not parse is ignored (with a warning): read in the middle of a call, its exception would come
-after the run table was written into the caller's labels, and the variable cannot change a result. */
-static size_t readBandMinRuns()
-{
-    try
-    {
-        return utils::getConfigurationParameterSizeT("OPENCV_CUDACCA_BAND_MIN_RUNS", 0);
-    }
-    catch (const cv::Exception& e)
-    {
-        CV_LOG_WARNING(NULL, "cudacca: OPENCV_CUDACCA_BAND_MIN_RUNS ignored: " << e.err);
-        return 0;
-    }
-}
-
 size_t bandMinRunsOverride()
 {
-    static const size_t runs = readBandMinRuns();
+    static const size_t runs = utils::getConfigurationParameterSizeT("OPENCV_CUDACCA_BAND_MIN_RUNS", 0);
     return runs;
 }
 
