@@ -6,9 +6,26 @@
 #include "one_launch.hpp"
 
 #include <climits>
+#include <exception>
 #include <string>
 
+#include "opencv2/core/utils/configuration.private.hpp"
+#include "opencv2/core/utils/logger.hpp"
+
 namespace cv { namespace cuda { namespace cudacca {
+
+size_t environmentSize(const char* name, size_t defaultValue)
+{
+    try
+    {
+        return utils::getConfigurationParameterSizeT(name, defaultValue);
+    }
+    catch (const std::exception& e) // cv::Exception is one
+    {
+        CV_LOG_WARNING(NULL, "cudacca: " << name << " ignored, not a size (" << e.what() << ")");
+        return defaultValue;
+    }
+}
 
 namespace {
 

@@ -13,6 +13,12 @@
 
 namespace cv { namespace cuda { namespace cudacca {
 
+/** A size from the environment variable `name` (OpenCV's configuration syntax: 1048576, 256MB, 1GB), or `defaultValue`
+where it is unset or does not parse; then with a warning, not an exception: such a variable is read in the middle of
+a call, possibly after the caller's outputs were written (OpenCV's parser throws std::invalid_argument on some bad
+values, cv::Exception on others). */
+size_t environmentSize(const char* name, size_t defaultValue);
+
 /** Checks the settings of a call (or of a ConnectedComponentsAnalyzer); returns the algorithm's row
 (CCA_DEFAULT resolved). */
 const AlgorithmRow& checkSettings(int connectivity, int ltype, int algorithm);

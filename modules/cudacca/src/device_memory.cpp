@@ -6,6 +6,7 @@
 
 #include "precomp.hpp"
 #include "allocation_count.hpp"
+#include "arguments.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -13,7 +14,6 @@
 #include <memory>
 #include <mutex>
 
-#include "opencv2/core/utils/configuration.private.hpp"
 
 namespace cv { namespace cuda { namespace cudacca {
 
@@ -28,7 +28,7 @@ struct Pools
 {
     std::mutex mutex;
     std::map<int, cudaMemPool_t> byDevice;
-    size_t limit = utils::getConfigurationParameterSizeT("OPENCV_CUDACCA_POOL_LIMIT", size_t(1) << 30);
+    size_t limit = environmentSize("OPENCV_CUDACCA_POOL_LIMIT", size_t(1) << 30);
 
     static Pools& instance()
     {

@@ -42,7 +42,7 @@ public:
 compressUpLinks) for every run table, counted or sized by its bound, as the environment variable
 OPENCV_CUDACCA_BAND_MIN_RUNS sets it (read once; e.g. 1: every table, so that the sanitizers and the fuzzer drive
 small images through the band kernels); 0 where it is not set: tables of at least 2^21 counted runs only, the
-measured choice. The results are the same either way. */
+measured choice; a value that is not a number is ignored (environmentSize). The results are the same either way. */
 size_t bandMinRunsOverride();
 
 /** A labeling of the run-table pipeline (the FLSL family; doc/design.md, "The run-table pipeline"):

@@ -7,7 +7,7 @@
 #include "precomp.hpp"
 #include "registry.hpp"
 
-#include "opencv2/core/utils/configuration.private.hpp"
+#include "arguments.hpp"
 
 namespace cv { namespace cuda { namespace cudacca {
 
@@ -23,7 +23,7 @@ namespace shared { Analysis* createAnalysis() { return nullptr; } } // relabelAn
 
 size_t bandMinRunsOverride()
 {
-    static const size_t runs = utils::getConfigurationParameterSizeT("OPENCV_CUDACCA_BAND_MIN_RUNS", 0);
+    static const size_t runs = environmentSize("OPENCV_CUDACCA_BAND_MIN_RUNS", 0);
     return runs;
 }
 
