@@ -900,6 +900,46 @@ TEST(CUDACCA_Labels, LabelWriteOfLargeImages)
     }
 }
 
+TEST(CUDACCA_Labels, LinkPassesOverSparseRuns)
+{
+    // Where the runs were counted (a run table of more than 16 MB at its bound: over about 2^23 pixels), the run
+    // pipeline's two link passes take 4 bitmap words a thread for at most a run per 16 words and 2 for at most one
+    // per 6 (flsl_labeling.cu, linkWordsPerThread). Images that take each, with 129 and 1 words per row (a thread's
+    // words then cross rows), both connectivities, exact against the CPU; the CPU's run count shows the share.
+    skipIfNoCudaDevice();
+    const std::vector<int> algorithms = runPipelineAlgorithms();
+    if (algorithms.empty())
+        return;
+    struct Case { cv::Size size; double density; int granularity; int wordsPerRun; };
+    const Case cases[] = { { { 4099, 2051 }, 1.0, 1, 16 },   { { 4099, 2051 }, 0.5, 256, 16 },
+                           { { 4099, 2051 }, 0.5, 64, 6 },   { { 17, 600001 }, 0.002, 1, 16 },
+                           { { 4099, 2051 }, 0.0, 1, 16 } };
+    const uint32_t seed = testSeed();
+    std::mt19937 rng(seed);
+    FailureBudget budget;
+    for (const Case& k : cases)
+    {
+        const cv::Mat img = k.density >= 1.0 ? cv::Mat(k.size, CV_8UC1, cv::Scalar(1))
+                                             : randomBlockImage(k.size, k.density, k.granularity, rng);
+        long long runs = 0;
+        for (int y = 0; y < img.rows; ++y)
+            for (int x = 0; x < img.cols; ++x)
+                runs += img.at<uchar>(y, x) != 0 && (x == 0 || img.at<uchar>(y, x - 1) == 0);
+        const long long words = static_cast<long long>(img.rows) * ((img.cols + 31) / 32);
+        const long long bound = static_cast<long long>(img.rows) * ((img.cols + 1) / 2);
+        ASSERT_GT(bound * 4, 16ll << 20) << "the image must be large enough for its runs to be counted";
+        ASSERT_LE(k.wordsPerRun * runs, words) << "the image must have at most a run per " << k.wordsPerRun << " words";
+        if (k.wordsPerRun == 6)
+            ASSERT_GT(16 * runs, words) << "this image is for two words a thread";
+        const std::string what = cv::format("%dx%d, d = %.3f, g = %d, %lld runs in %lld words, seed %u", k.size.width,
+                                            k.size.height, k.density, k.granularity, runs, words, seed);
+        for (int algorithm : algorithms)
+            for (int connectivity : { 4, 8 })
+                if (!budget.record(checkImage(img, CCAParams{ algorithm, connectivity, CV_32S }, what)))
+                    return;
+    }
+}
+
 TEST(CUDACCA_Stats, AreaSharingTheSumOfXWord)
 {
     // The run pipeline (CCA_FLSL, CCA_FLSL_CD, CCA_FLSL_OTF, and CCA_DEFAULT above 2^21 pixels) keeps a label's

@@ -539,29 +539,16 @@ __device__ __forceinline__ int downLink(const RunTable& t, int s, int y, unsigne
     return (down & 2u) ? static_cast<int>(t.slotOf(s - 1, y + 1)) : -1;
 }
 
-/** FLSL, FLSL+CD: one thread per bitmap word, for each run that starts in it, so that the work is spread
-over the whole image, not over rows (measured on the H100 at 8192^2: a thread per 8 pixels instead was
-slower on the full image and at g = 16, and no faster at g = 1). kDown = false creates the nodes: parent =
-the up link, or the run itself (a root). kDown = true unites each run with its down link. */
+/** The links of the runs that start in word c of row y (`starts`: their first bits; `edgeMask`: the word's edges,
+`before`: the row's edges before it): kDown = false creates their nodes, parent = the up link or the run itself (a
+root); kDown = true unites each with its down link. */
 template <int kConnectivity, bool kDown>
-__global__ void linkRunsKernel(const RunTable t, int* parent, unsigned totalWords)
+__device__ __forceinline__ void linkWordRuns(const RunTable& t, int* parent, int y, unsigned c, unsigned before,
+                                             unsigned edgeMask, unsigned starts)
 {
-    device::dependentKernelStart(); // launched by launchDependent()
-    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= totalWords)
-        return;
-    const unsigned wordsPerRow = static_cast<unsigned>(t.wordsPerRow);
-    const int y = static_cast<int>(i / wordsPerRow);
-    const unsigned c = i - static_cast<unsigned>(y) * wordsPerRow;
-    const unsigned f = t.bits[i];
-    const unsigned before = t.edgesBefore[i];
-    const unsigned edgeMask = f ^ ((f << 1) | (before & 1u));
-    unsigned starts = f & edgeMask; // rising edges
-    if (!starts)
-        return;
     const int ny = kDown ? y + 1 : y - 1; // the neighbouring row
     const bool hasRow = ny >= 0 && ny < t.rows;
-    const unsigned* nrow = t.bits + static_cast<size_t>(hasRow ? ny : y) * wordsPerRow;
+    const unsigned* nrow = t.bits + static_cast<size_t>(hasRow ? ny : y) * static_cast<unsigned>(t.wordsPerRow);
     const unsigned n = hasRow ? nrow[c] : 0u;
     const unsigned nPrev = hasRow && c > 0 ? nrow[c - 1] : 0u;
     const unsigned rowSlot = t.rowSlots[y];
@@ -583,6 +570,63 @@ __global__ void linkRunsKernel(const RunTable t, int* parent, unsigned totalWord
             if (d >= 0) // plain loads: a stale parent is still an ancestor, and atomicMin decides (union_find.cuh)
                 device::unite(parent, k, d, device::OwnSlot());
         }
+    }
+}
+
+/** Words i0 .. i0 + kWords - 1 of `a` (0 past `total`), with 16-byte loads where they are all inside (the table's
+arrays are 256-byte aligned and i0 is a multiple of kWords). */
+template <int kWords>
+__device__ __forceinline__ void loadWords(const unsigned* a, unsigned i0, unsigned total, unsigned (&v)[kWords])
+{
+    if (kWords % 4 == 0 && i0 + kWords <= total)
+    {
+#pragma unroll
+        for (int w = 0; w < kWords; w += 4)
+        {
+            const uint4 q = *reinterpret_cast<const uint4*>(a + i0 + w);
+            v[w % kWords] = q.x; // % kWords: in range for every kWords the compiler instantiates
+            v[(w + 1) % kWords] = q.y;
+            v[(w + 2) % kWords] = q.z;
+            v[(w + 3) % kWords] = q.w;
+        }
+        return;
+    }
+#pragma unroll
+    for (int w = 0; w < kWords; ++w)
+        v[w] = i0 + w < total ? a[i0 + w] : 0u;
+}
+
+/** FLSL, FLSL+CD: one thread per kWords bitmap words, for each run that starts in them, so that the work is spread
+over the whole image, not over rows. kDown = false creates the nodes: parent = the up link, or the run itself (a
+root). kDown = true unites each run with its down link. kWords (linkWordsPerThread): 1 where runs are many (a
+thread makes its links one after another), 4 where they are few (the 8192^2 full image, 8192 runs in 2 M words:
+there a pass is its threads' two loads, 13-14 us with one word a thread, 7.5-9 with four). Measured with
+perf/link_runs.cu (doc/benchmarks.md, "The link passes over sparse runs"). */
+template <int kConnectivity, bool kDown, int kWords>
+__global__ void linkRunsKernel(const RunTable t, int* parent, unsigned totalWords)
+{
+    device::dependentKernelStart(); // launched by launchDependent()
+    const unsigned i0 = (blockIdx.x * blockDim.x + threadIdx.x) * kWords;
+    if (i0 >= totalWords)
+        return;
+    unsigned f[kWords], before[kWords];
+    loadWords<kWords>(t.bits, i0, totalWords, f);
+    loadWords<kWords>(t.edgesBefore, i0, totalWords, before);
+    const unsigned wordsPerRow = static_cast<unsigned>(t.wordsPerRow);
+    int y = static_cast<int>(i0 / wordsPerRow);
+    unsigned c = i0 - static_cast<unsigned>(y) * wordsPerRow;
+#pragma unroll
+    for (int w = 0; w < kWords; ++w)
+    {
+        if (w > 0 && ++c == wordsPerRow) // the next row (words past the last one are 0: no runs)
+        {
+            c = 0;
+            ++y;
+        }
+        const unsigned edgeMask = f[w] ^ ((f[w] << 1) | (before[w] & 1u));
+        const unsigned starts = f[w] & edgeMask; // rising edges
+        if (starts)
+            linkWordRuns<kConnectivity, kDown>(t, parent, y, c, before[w], edgeMask, starts);
     }
 }
 
@@ -1079,6 +1123,7 @@ private:
     void unite(bool onTheFly, cudaStream_t stream);
     void compressRuns(cudaStream_t stream);
     void compressUpLinks(cudaStream_t stream);
+    int linkWordsPerThread() const;
     void launchWriteLabels(void* labels, size_t step, bool labels16u, LabelRows part, unsigned rows,
                            cudaStream_t stream) const;
     void checkAccumulate(RunFeatureMerge merge) const;
@@ -1238,13 +1283,42 @@ void FullRunLabeling::unite(bool onTheFly, cudaStream_t stream)
     // before the unions walk them (by bands for a large table), then the down links, then the compression for
     // the ranking.
     const unsigned words = static_cast<unsigned>(table_.rows) * static_cast<unsigned>(table_.wordsPerRow);
-    const unsigned blocks = blocksFor(words, kWordThreads);
-    launchDependent(linkRunsKernel<kConnectivity, false>, blocks, kWordThreads, stream, "FLSL nodes", table_, runLabels_,
-                    words);
+    auto link = [&](auto down, const char* what) {
+        constexpr bool kDown = decltype(down)::value;
+        const int k = linkWordsPerThread();
+        const unsigned blocks = blocksFor((words + k - 1) / k, kWordThreads);
+        if (k == 4)
+            launchDependent(linkRunsKernel<kConnectivity, kDown, 4>, blocks, kWordThreads, stream, what, table_,
+                            runLabels_, words);
+        else if (k == 2)
+            launchDependent(linkRunsKernel<kConnectivity, kDown, 2>, blocks, kWordThreads, stream, what, table_,
+                            runLabels_, words);
+        else
+            launchDependent(linkRunsKernel<kConnectivity, kDown, 1>, blocks, kWordThreads, stream, what, table_,
+                            runLabels_, words);
+    };
+    link(std::false_type(), "FLSL nodes");
     compressUpLinks(stream);
-    launchDependent(linkRunsKernel<kConnectivity, true>, blocks, kWordThreads, stream, "FLSL union", table_, runLabels_,
-                    words);
+    link(std::true_type(), "FLSL union");
     compressRuns(stream);
+}
+
+/** Bitmap words per thread of the link passes (linkRunsKernel): where the runs were counted, 4 for at most a run per
+16 words, 2 for at most one per 6, else 1 (also for a table sized by its bound, images of up to about 2^23 pixels:
+at 2048^2 every choice took the same time). H100, 8192^2, up links + unions in us, one word a thread against the
+choice (perf/link_runs.cu): the full image (a run per 256 words) 26.9 against 16.5; g = 256, d = 50 % (one per 30)
+28.8 against 20.1; g = 64, d = 50 % (one per 8) 30.7 against 25.0 (two words); g = 16, d = 5 % (one per 10) 28.7
+against 27.6 (two). With more runs a thread's links, made one after another, cost more than its loads: g = 4,
+d = 5 % (one per 2.6 words) took 36.0 with two words against 32.7, g = 4 and g = 1 at d = 50 % 2-2.6 times as long
+with four. */
+int FullRunLabeling::linkWordsPerThread() const
+{
+    const size_t words = static_cast<size_t>(table_.rows) * static_cast<size_t>(table_.wordsPerRow);
+    if (!runsCounted_)
+        return 1;
+    if (16 * runs_ <= words)
+        return 4;
+    return 6 * runs_ <= words ? 2 : 1;
 }
 
 void FullRunLabeling::compressRuns(cudaStream_t stream)
