@@ -1183,14 +1183,7 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     const int rows = table_.rows;
     unsigned* rowSlots = const_cast<unsigned*>(table_.rowSlots);
 
-    // 1. Runs of every row; their counts, scanned in place, give each row's first slot and the total.
-    const bool wideRows = reinterpret_cast<size_t>(image.data) % 16 == 0 && image.step % 16 == 0;
-    launchDependent(detectRunsKernel, rowBlocks(rows), kRowThreads, stream, "FLSL run detection", image,
-                    const_cast<unsigned*>(table_.bits), const_cast<unsigned*>(table_.edgesBefore), table_.wordsPerRow,
-                    rowSlots, wideRows);
-    exclusiveSumWithTotal(scanTemp_, scanBytes_, rowSlots, rowSlots, rows, stream, "FLSL row slots");
-
-    // 2. The size of the run table. A small image takes the bound (at most ceil(cols / 2) runs per row);
+    // The size of the run table (step 2). A small image takes the bound (at most ceil(cols / 2) runs per row);
     // the slots past the last run are left unwritten and unread: every pass over the slots stops at the
     // number of runs, rowSlots[rows] on the device. Otherwise (and for OTF, whose feature table is 32
     // bytes per run) the number of runs, at the cost of a wait.
@@ -1198,13 +1191,21 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     const size_t bound = static_cast<size_t>(rows) * ((static_cast<size_t>(table_.cols) + 1) / 2);
     const bool sizedByBound = !onTheFly && bound * sizeof(int) <= kBoundTableBytes;
     runsCounted_ = !sizedByBound;
+
+    // 1. Runs of every row; their counts, scanned in place, give each row's first slot and the total, which the
+    // scan also writes into the mapped h_scratch when the host is to wait for it (no copy between the kernels).
+    const bool wideRows = reinterpret_cast<size_t>(image.data) % 16 == 0 && image.step % 16 == 0;
+    launchDependent(detectRunsKernel, rowBlocks(rows), kRowThreads, stream, "FLSL run detection", image,
+                    const_cast<unsigned*>(table_.bits), const_cast<unsigned*>(table_.edgesBefore), table_.wordsPerRow,
+                    rowSlots, wideRows);
+    exclusiveSumWithTotal<unsigned>(scanTemp_, scanBytes_, rowSlots, rowSlots, rows, stream, "FLSL row slots", nullptr,
+                                    runsCounted_ ? reinterpret_cast<unsigned*>(h_scratch) : nullptr);
+
+    // 2. The wait for the run count, where the table is sized by it.
     if (sizedByBound)
         runs_ = bound;
     else
     {
-        // Through pinned memory: a copy into pageable memory takes the driver's slower staged path.
-        checkCuda(cudaMemcpyAsync(h_scratch, rowSlots + rows, sizeof(unsigned), cudaMemcpyDeviceToHost, stream),
-                  "cudaMemcpyAsync (FLSL run count)");
         checkCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (FLSL run count)");
         runs_ = static_cast<unsigned>(*h_scratch);
     }
