@@ -29,38 +29,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <random>
 #include <vector>
 
 #include <cuda_runtime.h>
 
-#include "standalone_cuda_check.hpp"
-
-#include "device_memory.hpp"
-#include "labeling.hpp"
-// The tool reads the labeling object's run table and ranked runs (private members).
-#define private public
-#include "cuda/analysis.cu"
-#include "cuda/flsl_labeling.cu"
-#undef private
-
-// The host objects that the labeling uses and this tool does not link: plain device memory, no pool.
-namespace cv { namespace cuda { namespace cudacca {
-void* StreamBuffer::allocate(size_t bytes, cudaStream_t)
-{
-    release();
-    checkCuda(cudaMalloc(&ptr_, bytes), "cudaMalloc");
-    return ptr_;
-}
-void StreamBuffer::release()
-{
-    if (ptr_)
-        cudaFree(ptr_);
-    ptr_ = nullptr;
-}
-void RunLabeling::label(const BinaryImage&, const LabelForest&, int, bool, cudaStream_t) { std::abort(); }
-size_t bandMinRunsOverride() { return 0; }
-}}} // namespace cv::cuda::cudacca
+#include "standalone_flsl.hpp"
 
 using namespace cv::cuda::cudacca;
 
@@ -150,56 +123,26 @@ tileFillKernel(const RunTable t, char* labels, size_t step, unsigned tilesPerRow
     }
 }
 
-void check(cudaError_t e, const char* what) { checkCuda(e, what); }
-
 } // namespace label_write
 
 using namespace label_write;
+using standalone::check;
 
 int main(int argc, char** argv)
 {
-    const int side = argc > 1 ? std::atoi(argv[1]) : 8192;
-    const int g = argc > 2 ? std::atoi(argv[2]) : 1;
-    const double d = argc > 3 ? std::atof(argv[3]) : 0.5;
-    const int calls = argc > 4 ? std::atoi(argv[4]) : 30;
-    if (side < 32 || side % 32 != 0 || g < 0 || calls < 1)
-    {
-        std::fprintf(stderr, "usage: label_write [side (multiple of 32)] [g (0: full)] [d] [calls]\n");
+    standalone::Ranked r;
+    if (!r.setUp(argc, argv, "label_write", true))
         return 2;
-    }
-    // The benchmark's kind of input: blocks of g x g pixels, each foreground with probability d.
-    std::vector<unsigned char> img(static_cast<size_t>(side) * side, 1);
-    if (g > 0)
-    {
-        std::mt19937 rng(12345);
-        std::bernoulli_distribution fg(d);
-        const int blocks = (side + g - 1) / g;
-        std::vector<unsigned char> cell(static_cast<size_t>(blocks) * blocks);
-        for (auto& v : cell)
-            v = fg(rng) ? 255 : 0;
-        for (int y = 0; y < side; ++y)
-            for (int x = 0; x < side; ++x)
-                img[static_cast<size_t>(y) * side + x] = cell[static_cast<size_t>(y / g) * blocks + x / g];
-    }
+    const int side = r.side, g = r.g, calls = r.calls;
+    const double d = r.d;
     const size_t pixels = static_cast<size_t>(side) * side;
-    unsigned char* dImg = nullptr;
+    const BinaryImage& image = r.image;
+    FullRunLabeling& labeling = r.labeling;
+    cudaStream_t stream = r.stream;
+    int* dCount = r.dCount;
+    unsigned* dOut = r.dOut;
     int* dLabels = nullptr;
-    int* dCount = nullptr;
-    int* hScratch = nullptr;
-    unsigned* dOut = nullptr;
-    check(cudaMalloc(&dImg, pixels), "cudaMalloc");
     check(cudaMalloc(&dLabels, pixels * 4), "cudaMalloc");
-    check(cudaMalloc(&dCount, sizeof(int)), "cudaMalloc");
-    check(cudaMalloc(&dOut, 4 * static_cast<size_t>(side) + 64), "cudaMalloc");
-    check(cudaHostAlloc(&hScratch, sizeof(int), cudaHostAllocMapped), "cudaHostAlloc");
-    check(cudaMemcpy(dImg, img.data(), pixels, cudaMemcpyHostToDevice), "cudaMemcpy");
-    cudaStream_t stream;
-    check(cudaStreamCreate(&stream), "cudaStreamCreate");
-
-    const BinaryImage image = { dImg, static_cast<size_t>(side), side, side };
-    FullRunLabeling labeling(false);
-    labeling.labelAndRank(image, 8, false, dCount, hScratch, RunLabeling::TableHome{}, stream);
-    check(cudaStreamSynchronize(stream), "labelAndRank");
     int count = 0;
     check(cudaMemcpy(&count, dCount, sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy");
     const RunTable& t = labeling.table_;
@@ -209,9 +152,7 @@ int main(int argc, char** argv)
     std::printf("label_write: %d^2, g = %d, d = %.2f, %zu runs, %d labels (background included), %d calls\n", side, g,
                 g > 0 ? d : 1.0, labeling.runs_, count, calls);
 
-    cudaEvent_t e0, e1;
-    check(cudaEventCreate(&e0), "cudaEventCreate");
-    check(cudaEventCreate(&e1), "cudaEventCreate");
+    standalone::EventTimer timer;
     std::vector<int> reference, got(pixels);
     int status = 0;
     std::function<void()> before; // queued (untimed) before each timed call when set
@@ -225,13 +166,7 @@ int main(int argc, char** argv)
         {
             if (before)
                 before();
-            check(cudaEventRecord(e0, stream), "cudaEventRecord");
-            launch();
-            check(cudaEventRecord(e1, stream), "cudaEventRecord");
-            check(cudaEventSynchronize(e1), name);
-            float ms = 0;
-            check(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
-            us.push_back(ms * 1000.0f);
+            us.push_back(timer.us(stream, launch, name));
         }
         std::sort(us.begin(), us.end());
         const float med = us[us.size() / 2];
@@ -268,7 +203,7 @@ int main(int argc, char** argv)
     timeIt("memset", [&] { check(cudaMemsetAsync(dLabels, 0, labelBytes, stream), "cudaMemsetAsync"); }, true, labelBytes);
     timeIt("fill", [&] { fillKernel<<<fillBlocks, 256, 0, stream>>>(reinterpret_cast<int4*>(dLabels), labelBytes / 16); },
            true, labelBytes);
-    timeIt("read", [&] { readKernel<<<fillBlocks, 256, 0, stream>>>(reinterpret_cast<const uint4*>(dImg), pixels / 16, dOut); },
+    timeIt("read", [&] { readKernel<<<fillBlocks, 256, 0, stream>>>(reinterpret_cast<const uint4*>(r.dImg), pixels / 16, dOut); },
            false, pixels);
     unsigned* bits = const_cast<unsigned*>(t.bits);
     unsigned* edges = const_cast<unsigned*>(t.edgesBefore);

@@ -19,105 +19,35 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <random>
 #include <vector>
 
 #include <cuda_runtime.h>
 
-#include "standalone_cuda_check.hpp"
-
-#include "device_memory.hpp"
-#include "labeling.hpp"
-// The tool reads the labeling object's run table and parents (private members).
-#define private public
-#include "cuda/analysis.cu"
-#include "cuda/flsl_labeling.cu"
-#undef private
-
-// The host objects that the labeling uses and this tool does not link: plain device memory, no pool.
-namespace cv { namespace cuda { namespace cudacca {
-void* StreamBuffer::allocate(size_t bytes, cudaStream_t)
-{
-    release();
-    checkCuda(cudaMalloc(&ptr_, bytes), "cudaMalloc");
-    return ptr_;
-}
-void StreamBuffer::release()
-{
-    if (ptr_)
-        cudaFree(ptr_);
-    ptr_ = nullptr;
-}
-void RunLabeling::label(const BinaryImage&, const LabelForest&, int, bool, cudaStream_t) { std::abort(); }
-size_t bandMinRunsOverride() { return 0; }
-}}} // namespace cv::cuda::cudacca
+#include "standalone_flsl.hpp"
 
 using namespace cv::cuda::cudacca;
-
-namespace link_runs {
-
-void check(cudaError_t e, const char* what) { checkCuda(e, what); }
-
-} // namespace link_runs
-
-using namespace link_runs;
+using standalone::check;
 
 int main(int argc, char** argv)
 {
-    const int side = argc > 1 ? std::atoi(argv[1]) : 8192;
-    const int g = argc > 2 ? std::atoi(argv[2]) : 1;
-    const double d = argc > 3 ? std::atof(argv[3]) : 0.5;
-    const int calls = argc > 4 ? std::atoi(argv[4]) : 30;
-    if (side < 32 || g < 0 || calls < 1)
-    {
-        std::fprintf(stderr, "usage: link_runs [side] [g (0: full)] [d] [calls]\n");
+    standalone::Ranked r;
+    if (!r.setUp(argc, argv, "link_runs", false))
         return 2;
-    }
-    // The benchmark's kind of input: blocks of g x g pixels, each foreground with probability d.
-    std::vector<unsigned char> img(static_cast<size_t>(side) * side, 1);
-    if (g > 0)
-    {
-        std::mt19937 rng(12345);
-        std::bernoulli_distribution fg(d);
-        const int blocks = (side + g - 1) / g;
-        std::vector<unsigned char> cell(static_cast<size_t>(blocks) * blocks);
-        for (auto& v : cell)
-            v = fg(rng) ? 255 : 0;
-        for (int y = 0; y < side; ++y)
-            for (int x = 0; x < side; ++x)
-                img[static_cast<size_t>(y) * side + x] = cell[static_cast<size_t>(y / g) * blocks + x / g];
-    }
-    const size_t pixels = static_cast<size_t>(side) * side;
-    unsigned char* dImg = nullptr;
-    int* dCount = nullptr;
-    int* hScratch = nullptr;
-    unsigned* dOut = nullptr;
-    check(cudaMalloc(&dImg, pixels), "cudaMalloc");
-    check(cudaMalloc(&dCount, sizeof(int)), "cudaMalloc");
-    check(cudaMalloc(&dOut, 4 * static_cast<size_t>(side) + 64), "cudaMalloc");
-    check(cudaHostAlloc(&hScratch, sizeof(int), cudaHostAllocMapped), "cudaHostAlloc");
-    check(cudaMemcpy(dImg, img.data(), pixels, cudaMemcpyHostToDevice), "cudaMemcpy");
-    cudaStream_t stream;
-    check(cudaStreamCreate(&stream), "cudaStreamCreate");
-
-    const BinaryImage image = { dImg, static_cast<size_t>(side), side, side };
-    FullRunLabeling labeling(false);
-    labeling.labelAndRank(image, 8, false, dCount, hScratch, RunLabeling::TableHome{}, stream);
-    check(cudaStreamSynchronize(stream), "labelAndRank");
+    const int side = r.side, calls = r.calls;
+    FullRunLabeling& labeling = r.labeling;
+    cudaStream_t stream = r.stream;
     const RunTable& t = labeling.table_;
     const size_t runs = labeling.runs_;
     int* parent = labeling.runLabels_;
     const unsigned words = static_cast<unsigned>(t.rows) * static_cast<unsigned>(t.wordsPerRow);
     std::printf("link_runs: %d^2, g = %d, d = %.2f, %zu runs, %u words, %d calls; the module takes %d words a thread\n",
-                side, g, g > 0 ? d : 1.0, runs, words, calls, labeling.linkWordsPerThread());
+                side, r.g, r.g > 0 ? r.d : 1.0, runs, words, calls, labeling.linkWordsPerThread());
 
-    cudaEvent_t e0, e1;
-    check(cudaEventCreate(&e0), "cudaEventCreate");
-    check(cudaEventCreate(&e1), "cudaEventCreate");
+    standalone::EventTimer timer;
     unsigned* bits = const_cast<unsigned*>(t.bits);
     unsigned* edges = const_cast<unsigned*>(t.edgesBefore);
     auto detect = [&] {
-        detectRunsKernel<<<rowBlocks(side), kRowThreads, 0, stream>>>(image, bits, edges, t.wordsPerRow, dOut, true);
+        detectRunsKernel<<<rowBlocks(side), kRowThreads, 0, stream>>>(r.image, bits, edges, t.wordsPerRow, r.dOut, true);
     };
     auto moduleUp = [&] {
         linkRunsKernel<8, false, 1><<<blocksFor(words, kWordThreads), kWordThreads, 0, stream>>>(t, parent, words);
@@ -134,14 +64,9 @@ int main(int argc, char** argv)
                 moduleUp();
                 labeling.compressUpLinks(stream);
             }
-            check(cudaEventRecord(e0, stream), "cudaEventRecord");
-            launch();
-            check(cudaEventRecord(e1, stream), "cudaEventRecord");
-            check(cudaEventSynchronize(e1), name);
-            float ms = 0;
-            check(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
+            const float t = timer.us(stream, launch, name);
             if (i > 0) // the first: warm-up
-                us.push_back(ms * 1000.0f);
+                us.push_back(t);
         }
         if (down)
             labeling.compressRuns(stream);
