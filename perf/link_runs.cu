@@ -47,7 +47,8 @@ int main(int argc, char** argv)
     unsigned* bits = const_cast<unsigned*>(t.bits);
     unsigned* edges = const_cast<unsigned*>(t.edgesBefore);
     auto detect = [&] {
-        detectRunsKernel<<<rowBlocks(side), kRowThreads, 0, stream>>>(r.image, bits, edges, t.wordsPerRow, r.dOut, true);
+        detectRunsKernel<<<rowBlocks(side), kRowThreads, 0, stream>>>(r.image, bits, edges, t.wordsPerRow, r.dOut,
+                                                                  side % 16 == 0); // rows 16-byte aligned
     };
     auto moduleUp = [&] {
         linkRunsKernel<8, false, 1><<<blocksFor(words, kWordThreads), kWordThreads, 0, stream>>>(t, parent, words);
