@@ -11,6 +11,8 @@
 // in the pipeline, and for the unions by the up links and first compression): linkRunsKernel with K = 1, 2, 4, 8
 // bitmap words a thread (`wK`); the module's choice for the image (linkWordsPerThread) is printed.
 // Checked: the up links' parents equal those of K = 1; after the unions and a compression, every run's root too.
+// Then two figures for the calls around them: the GPU's idle time across a host wait in the middle of a call (as
+// for the run count), and the module's labeling and label write as queued by a call (the labels-only pipeline).
 // Tried here and dropped (session 32): the edge count loaded only for a word where a run starts (the pixel before
 // the word from the bitmap instead), 1-2 us slower than the module at K = 1 and no faster at K = 4.
 
@@ -102,5 +104,44 @@ int main(int argc, char** argv)
     };
     variants(std::false_type());
     variants(std::true_type());
+
+    // What a host wait in the middle of a call costs the GPU: from the end of the work queued before it (here the
+    // detection) to the next work queued after it (an event), when the host waits on the stream and reads a mapped
+    // value first, as labelAndRank does for the run count.
+    std::vector<float> gap;
+    for (int i = 0; i <= calls; ++i)
+    {
+        detect();
+        check(cudaEventRecord(timer.e0, stream), "cudaEventRecord");
+        check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+        const int count = *static_cast<volatile int*>(r.hScratch);
+        check(cudaEventRecord(timer.e1, stream), "cudaEventRecord");
+        check(cudaEventSynchronize(timer.e1), "cudaEventSynchronize");
+        float ms = 0;
+        check(cudaEventElapsedTime(&ms, timer.e0, timer.e1), "cudaEventElapsedTime");
+        if (i > 0 && count >= 0)
+            gap.push_back(ms * 1000.0f);
+    }
+    // The labeling as the module queues it, detection to ranking (with the wait for the run count where the table is
+    // sized by it), then the label write into int32 labels of the tool's: the benchmark's labels-only call without
+    // its host work (arguments, outputs, the wait for N).
+    int* labels = nullptr;
+    check(cudaMalloc(&labels, static_cast<size_t>(side) * side * sizeof(int)), "cudaMalloc");
+    std::vector<float> pipeline;
+    for (int i = 0; i <= calls; ++i)
+    {
+        const float us = timer.us(stream, [&] {
+            labeling.labelAndRank(r.image, 8, false, r.dCount, r.hScratch, RunLabeling::TableHome{}, stream);
+            labeling.writeLabels(labels, static_cast<size_t>(side) * sizeof(int), false, stream);
+        }, "pipeline");
+        if (i > 0)
+            pipeline.push_back(us);
+    }
+    for (auto* v : { &gap, &pipeline })
+        std::sort(v->begin(), v->end());
+    std::printf("  the GPU's idle time across a host wait: %.2f us (min %.2f, max %.2f)\n", gap[gap.size() / 2],
+                gap.front(), gap.back());
+    std::printf("  labelAndRank + writeLabels: %.2f us (min %.2f, max %.2f)\n", pipeline[pipeline.size() / 2],
+                pipeline.front(), pipeline.back());
     return status;
 }

@@ -1,9 +1,11 @@
 // What the standalone FLSL tools (perf/label_write.cu, perf/link_runs.cu) share: flsl_labeling.cu and analysis.cu
 // compiled into the tool's translation unit with their private members readable (the tools read the labeling
-// object's run table), the host objects the labeling uses that a tool does not link (plain device memory, no
-// pool), and the benchmark's kind of random input.
+// object's run table), the host objects the labeling uses that a tool does not link (stream-ordered allocations
+// from the device's default pool, which keeps its memory, as cudacca's pool does between calls), and the
+// benchmark's kind of random input.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -21,16 +23,17 @@
 #undef private
 
 namespace cv { namespace cuda { namespace cudacca {
-void* StreamBuffer::allocate(size_t bytes, cudaStream_t)
+void* StreamBuffer::allocate(size_t bytes, cudaStream_t stream)
 {
     release();
-    checkCuda(cudaMalloc(&ptr_, bytes), "cudaMalloc");
+    checkCuda(cudaMallocAsync(&ptr_, bytes, stream), "cudaMallocAsync");
+    stream_ = stream;
     return ptr_;
 }
 void StreamBuffer::release()
 {
     if (ptr_)
-        cudaFree(ptr_);
+        cudaFreeAsync(ptr_, stream_);
     ptr_ = nullptr;
 }
 void RunLabeling::label(const BinaryImage&, const LabelForest&, int, bool, cudaStream_t) { std::abort(); }
@@ -121,6 +124,10 @@ struct Ranked
         checkCuda(cudaHostAlloc(&hScratch, sizeof(int), cudaHostAllocMapped), "cudaHostAlloc");
         checkCuda(cudaMemcpy(dImg, img.data(), pixels, cudaMemcpyHostToDevice), "cudaMemcpy");
         checkCuda(cudaStreamCreate(&stream), "cudaStreamCreate");
+        cudaMemPool_t pool;
+        checkCuda(cudaDeviceGetDefaultMemPool(&pool, 0), "cudaDeviceGetDefaultMemPool");
+        uint64_t keep = UINT64_MAX;
+        checkCuda(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "cudaMemPoolSetAttribute");
         image = { dImg, static_cast<size_t>(side), side, side };
         labeling.labelAndRank(image, 8, false, dCount, hScratch, cv::cuda::cudacca::RunLabeling::TableHome{}, stream);
         checkCuda(cudaStreamSynchronize(stream), "labelAndRank");
