@@ -11,6 +11,7 @@
 #include <functional>
 #include <vector>
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 namespace {
@@ -65,6 +66,26 @@ __global__ void spinKernel(long long cycles)
     while (clock64() - t0 < cycles)
     {
     }
+}
+
+/** `passes` passes over `n` ints with a grid barrier after each but the last (a cooperative launch). */
+__global__ void barrierPassesKernel(int* data, int n, int passes)
+{
+    cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    for (int p = 0; p < passes; ++p)
+    {
+        if (p > 0)
+            grid.sync();
+        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+            data[i] = data[i] * 3 + 1;
+    }
+}
+
+void launchBarrierPasses(cudaStream_t s, int* data, int n, int passes, int blocks, int threads)
+{
+    void* args[] = { &data, &n, &passes };
+    check(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(barrierPassesKernel), dim3(blocks), dim3(threads), args, 0, s),
+          "cudaLaunchCooperativeKernel");
 }
 
 void launchPass(cudaStream_t s, int* data, int n, bool pdl)
@@ -139,6 +160,30 @@ int main()
         check(cudaMemcpyAsync(pinned, d, 4, cudaMemcpyDeviceToHost, s), "memcpy"); }));
     std::printf("%-52s %8.2f\n", "cudaEventRecord (busy)", busy([&] { check(cudaEventRecord(e, s), "record"); }));
     std::printf("%-52s %8.2f\n", "cudaMemsetAsync 4 B (busy)", busy([&] { check(cudaMemsetAsync(d, 0, 4, s), "memset"); }));
+    // A cooperative kernel of one wave of 1024-thread blocks (FLSL's chain kernel, tried in session 33): the host's
+    // cost of its launch, and on an idle GPU 8 passes over 4 MB with 7 grid barriers against 8 kernels.
+    {
+        int sms = 0, perSm = 0;
+        check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "sms");
+        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, barrierPassesKernel, 1024, 0), "occupancy");
+        const int blocks = sms * perSm;
+        std::printf("%-52s %8.2f\n", "cudaLaunchCooperativeKernel 1 pass (GPU busy)",
+                    busy([&] { launchBarrierPasses(s, d, n, 1, blocks, 1024); }));
+        auto whole = [&](const std::function<void()>& f) {
+            return median(reps, 1, [&] {
+                f();
+                check(cudaStreamSynchronize(s), "sync");
+            });
+        };
+        for (int passes : { 1, 8 })
+            std::printf("%-52s %8.2f\n", passes == 1 ? "cooperative, 1 pass, whole call (idle GPU)"
+                                                     : "cooperative, 8 passes, 7 barriers, whole (idle GPU)",
+                        whole([&] { launchBarrierPasses(s, d, n, passes, blocks, 1024); }));
+        std::printf("%-52s %8.2f\n", "8 PDL kernels of 1 pass, whole call (idle GPU)", whole([&] {
+                        for (int k = 0; k < 8; ++k)
+                            launchPass(s, d, n, true);
+                    }));
+    }
 
     // An idle round trip: one empty kernel, event, wait.
     std::printf("%-52s %8.2f\n", "empty kernel + record + event sync (idle GPU)", median(reps, 1, [&] {

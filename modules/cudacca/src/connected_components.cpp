@@ -312,12 +312,15 @@ int forestPipeline(Call& c, const AlgorithmInstance& algo, const BinaryImage& im
 
 /** The run-table pipeline accumulates its statistics before N is known, while N travels to the host, into
 accumulators sized without N: for its bound of N when those take at most kEarlyStatsBytesPerPixel (at 36
-bytes per label: one label per 144 pixels), else for kEarlyStatsGuessLabels labels (590 KB), guessing that N
-fits. The kernels read N on the device: they initialize N labels only, and do nothing when N does not fit;
-the host then starts again once it knows N, at the cost of two kernels that returned at once. (A guess
-proportional to the image, 0.0625 bytes per pixel, raised the [ MEMORY ] peak of FLSL_CD at 4096^2 from 1.233
-to 1.281 bytes per pixel; a fixed one costs at most 0.035 there.) */
+bytes per label: one label per 144 pixels), else for the labels that kEarlyStatsGuessBytesPerPixel holds (one
+per 240 pixels: 279 620 at 8192^2), at least kEarlyStatsGuessLabels (590 KB), guessing that N fits. The kernels
+read N on the device: they initialize N labels only, and do nothing when N does not fit; the host then starts
+again once it knows N, at the cost of two kernels that returned at once, and the accumulation no longer overlaps
+the label write. The guess was 16384 labels until session 33; 0.15 bytes per pixel took 0.92-0.96 of the full
+call's time at 8192^2 where N is 26 k-261 k (H100; doc/benchmarks.md, "The early statistics' guess") and adds at
+most 0.115 bytes per pixel to the peak (the [ MEMORY ] test's image: 4096^2, 8-connectivity). */
 constexpr double kEarlyStatsBytesPerPixel = 0.25;
+constexpr double kEarlyStatsGuessBytesPerPixel = 0.15;
 constexpr size_t kEarlyStatsGuessLabels = 16384;
 
 /** The labels that the accumulators queued before N is known can hold (see kEarlyStatsBytesPerPixel). */
@@ -326,7 +329,10 @@ size_t earlyStatsCapacity(size_t bound, long long pixels)
     if (bound <= static_cast<size_t>(std::numeric_limits<int>::max()) &&
         statsAccumulatorBytes(static_cast<int>(bound)) <= kEarlyStatsBytesPerPixel * pixels)
         return bound;
-    return std::min(kEarlyStatsGuessLabels, bound);
+    constexpr size_t kBytesPerLabel = 2 * sizeof(unsigned long long) + 5 * sizeof(int); // statsAccumulatorBytes
+    const size_t guess = std::max(kEarlyStatsGuessLabels,
+                                  static_cast<size_t>(kEarlyStatsGuessBytesPerPixel * pixels) / kBytesPerLabel);
+    return std::min(guess, bound);
 }
 
 /** The run-table pipeline; returns the number of labels (background included). */

@@ -449,19 +449,22 @@ TEST_P(CudaCCA, ContinuousLabelsHoldTheRunTable)
     // 8 pixels (here g = 1 at d = 25 % and 50 %, g = 2 at d = 50 % on the edge). Labels given as a continuous
     // GpuMat of their own, with stats, and as a band of whole rows of a continuous parent whose other rows are
     // poisoned (they must stay so), labels only. Sizes on both sides of the one-launch path's limit (2^21
-    // pixels) and of the bound; g = 1, d = 25 % has more labels than the statistics' early capacity (16384:
-    // accumulated again after N, before the rows over the table are written).
+    // pixels) and of the bound; g = 1, d = 25 % has more labels than the statistics' early capacity (a guess of
+    // 0.15 bytes per pixel, at least 16384 labels: accumulated again after N, before the rows over the table are
+    // written); 4096^2 at g = 4, d = 5 % (runs too few for the table to move into the labels) has 40-50 k labels,
+    // more than 16384 but fewer than that guess (69 905): accumulated while N travels.
     if (p.ltype != CV_32S)
         return; // only CV_32S labels hold the table
     const bool runTable = p.algorithm == cv::cuda::CCA_DEFAULT || p.algorithm == cv::cuda::CCA_FLSL ||
                           p.algorithm == cv::cuda::CCA_FLSL_CD || p.algorithm == cv::cuda::CCA_FLSL_OTF;
-    struct Case { cv::Size size; double density; int granularity; bool large; };
+    struct Case { cv::Size size; double density; int granularity; bool large; bool betweenGuesses; };
     const Case cases[] = { { {1, 1}, 0.5, 1, false },       { {1531, 1}, 0.5, 1, false },
                            { {1, 2001}, 0.5, 1, false },    { {640, 480}, 0.5, 1, false },
                            { {1531, 997}, 0.25, 1, false }, { {1500, 1500}, 0.25, 1, true },
                            { {2048, 2048}, 0.6, 4, true },  { {4096, 2100}, 0.25, 1, true },
                            { {4099, 2100}, 0.5, 2, true },  { {4096, 2100}, 0.95, 1, true },
-                           { {9000000, 1}, 0.5, 1, true },  { {1, 9000000}, 0.5, 1, true } };
+                           { {9000000, 1}, 0.5, 1, true },  { {1, 9000000}, 0.5, 1, true },
+                           { {4096, 4096}, 0.05, 4, true, true } };
     std::mt19937 rng(testSeed());
     for (const Case& k : cases)
     {
@@ -471,6 +474,8 @@ TEST_P(CudaCCA, ContinuousLabelsHoldTheRunTable)
         const CCResult ref = cpuReference(img, p.connectivity);
         SCOPED_TRACE(cv::format("%s d=%.2f g=%d, N=%d, %s", sz(k.size).c_str(), k.density, k.granularity, ref.n,
                                 paramsName(p).c_str()));
+        if (k.betweenGuesses) // the case is there for this many labels
+            ASSERT_TRUE(ref.n > 16385 && ref.n < 69905) << "N between the old and the new early statistics' guess";
         cv::cuda::GpuMat dImg, dS, dC;
         dImg.upload(img);
 
