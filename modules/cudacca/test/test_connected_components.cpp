@@ -833,6 +833,18 @@ static std::vector<int> runPipelineAlgorithms()
     return algorithms;
 }
 
+/** `img` through each of `algorithms` with both connectivities, exact against the CPU; false once the budget says
+to stop. */
+static bool checkWithBothConnectivities(const cv::Mat& img, const std::vector<int>& algorithms, int ltype,
+                                        const std::string& what, FailureBudget& budget, const RunSpec& spec = RunSpec())
+{
+    for (int algorithm : algorithms)
+        for (int connectivity : { 4, 8 })
+            if (!budget.record(checkImage(img, CCAParams{ algorithm, connectivity, ltype }, what, spec)))
+                return false;
+    return true;
+}
+
 TEST(CUDACCA_Labels, UpLinkTreesCompressedByBands)
 {
     // FLSL and FLSL_CD (and CCA_DEFAULT above 2^21 pixels) compress the up-link trees of a table of at least 2^21
@@ -863,11 +875,9 @@ TEST(CUDACCA_Labels, UpLinkTreesCompressedByBands)
                 runs += row[x] != 0 && (x == 0 || row[x - 1] == 0);
         }
         ASSERT_GE(runs, 1LL << 21) << sz(k.size) << ": too few runs for the band compression (seed " << seed << ")";
-        for (int algorithm : algorithms)
-            for (int connectivity : { 4, 8 })
-                if (!budget.record(checkImage(img, CCAParams{ algorithm, connectivity, CV_32S },
-                                              cv::format("d = %.2f, %lld runs, seed %u", k.density, runs, seed))))
-                    return;
+        if (!checkWithBothConnectivities(img, algorithms, CV_32S,
+                                         cv::format("d = %.2f, %lld runs, seed %u", k.density, runs, seed), budget))
+            return;
         std::cout << "[ cudacca  ] " << sz(k.size) << ", " << runs << " runs: done" << std::endl;
     }
 }
@@ -896,12 +906,10 @@ TEST(CUDACCA_Labels, LabelWriteOfLargeImages)
         RunSpec spec;
         if (!k.stats)
             spec.stats = spec.centroids = OUT_NONE;
-        for (int algorithm : algorithms)
-            for (int connectivity : { 4, 8 })
-                if (!budget.record(checkImage(img, CCAParams{ algorithm, connectivity, k.ltype },
-                                              cv::format("d = %.2f, g = %d, seed %u", k.density, k.granularity, seed),
-                                              spec)))
-                    return;
+        if (!checkWithBothConnectivities(img, algorithms, k.ltype,
+                                         cv::format("d = %.2f, g = %d, seed %u", k.density, k.granularity, seed), budget,
+                                         spec))
+            return;
     }
 }
 
@@ -938,10 +946,8 @@ TEST(CUDACCA_Labels, LinkPassesOverSparseRuns)
             ASSERT_GT(16 * runs, words) << "this image is for two words a thread";
         const std::string what = cv::format("%dx%d, d = %.3f, g = %d, %lld runs in %lld words, seed %u", k.size.width,
                                             k.size.height, k.density, k.granularity, runs, words, seed);
-        for (int algorithm : algorithms)
-            for (int connectivity : { 4, 8 })
-                if (!budget.record(checkImage(img, CCAParams{ algorithm, connectivity, CV_32S }, what)))
-                    return;
+        if (!checkWithBothConnectivities(img, algorithms, CV_32S, what, budget))
+            return;
     }
 }
 
@@ -968,11 +974,9 @@ TEST(CUDACCA_Stats, AreaSharingTheSumOfXWord)
                     img.at<uchar>(0, 0) = static_cast<uchar>(255 - fill);
                 if (flipped == 2)
                     img.at<uchar>(size.height / 2, size.width / 2) = static_cast<uchar>(255 - fill);
-                for (int algorithm : algorithms)
-                    for (int connectivity : { 4, 8 })
-                        if (!budget.record(checkImage(img, CCAParams{ algorithm, connectivity, CV_32S },
-                                                      cv::format("fill %d, %d pixel(s) flipped", fill, flipped > 0))))
-                            return;
+                if (!checkWithBothConnectivities(img, algorithms, CV_32S,
+                                                 cv::format("fill %d, %d pixel(s) flipped", fill, flipped > 0), budget))
+                    return;
             }
 }
 
