@@ -316,9 +316,10 @@ bytes per label: one label per 144 pixels), else for the labels that kEarlyStats
 per 240 pixels: 279 620 at 8192^2), at least kEarlyStatsGuessLabels (590 KB), guessing that N fits. The kernels
 read N on the device: they initialize N labels only, and do nothing when N does not fit; the host then starts
 again once it knows N, at the cost of two kernels that returned at once, and the accumulation no longer overlaps
-the label write. The guess was 16384 labels until session 33; 0.15 bytes per pixel took 0.92-0.96 of the full
-call's time at 8192^2 where N is 26 k-261 k (H100; doc/benchmarks.md, "The early statistics' guess") and adds at
-most 0.115 bytes per pixel to the peak (the [ MEMORY ] test's image: 4096^2, 8-connectivity). */
+the label write. The guess was 16384 labels until session 33; 0.15 bytes per pixel took 0.92-0.97 of the full
+call's time at 8192^2 where N now fits (g = 4 and 16, the `cells` image: 17 k-278 k labels), but not at g = 1
+(H100; doc/benchmarks.md, "The early statistics' guess"), and adds at most 0.115 bytes per pixel to the peak (the
+[ MEMORY ] test's image: 4096^2, 8-connectivity). */
 constexpr double kEarlyStatsBytesPerPixel = 0.25;
 constexpr double kEarlyStatsGuessBytesPerPixel = 0.15;
 constexpr size_t kEarlyStatsGuessLabels = 16384;
