@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <cooperative_groups.h>
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 namespace {
@@ -79,6 +80,106 @@ __global__ void barrierPassesKernel(int* data, int n, int passes)
         for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
             data[i] = data[i] * 3 + 1;
     }
+}
+
+/** A kernel with as many argument bytes as FLSL's larger ones (a RunTable, pointers, sizes: about 100 bytes). */
+struct WideArgs
+{
+    int* data;
+    const unsigned* p[8];
+    int n;
+    int m[7];
+};
+
+__global__ void widePassKernel(WideArgs a, int pdl)
+{
+#if __CUDA_ARCH__ >= 900
+    if (pdl)
+    {
+        cudaTriggerProgrammaticLaunchCompletion();
+        cudaGridDependencySynchronize();
+    }
+#endif
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < a.n; i += gridDim.x * blockDim.x)
+        a.data[i] = a.data[i] * 3 + 1;
+}
+
+/** The driver's cuLaunchKernelEx, found once through the runtime (no link to libcuda). */
+using LaunchEx = CUresult (*)(const CUlaunchConfig*, CUfunction, void**, void**);
+LaunchEx driverLaunchEx()
+{
+    static LaunchEx f = [] {
+        void* p = nullptr;
+        cudaDriverEntryPointQueryResult q;
+        check(cudaGetDriverEntryPointByVersion("cuLaunchKernelEx", &p, 12000, cudaEnableDefault, &q), "entry point");
+        return reinterpret_cast<LaunchEx>(p);
+    }();
+    return f;
+}
+
+/** passKernel through the driver with its CUfunction found once (cudaGetFuncBySymbol), as cudaLaunchKernelEx
+would do per launch. */
+void launchPassDriver(cudaStream_t s, int* data, int n, bool pdl)
+{
+    static cudaFunction_t fn = [] {
+        cudaFunction_t f = nullptr;
+        check(cudaGetFuncBySymbol(&f, reinterpret_cast<const void*>(passKernel)), "cudaGetFuncBySymbol");
+        return f;
+    }();
+    CUlaunchAttribute a = {};
+    a.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    a.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig c = {};
+    c.gridDimX = 264;
+    c.gridDimY = c.gridDimZ = 1;
+    c.blockDimX = 256;
+    c.blockDimY = c.blockDimZ = 1;
+    c.hStream = reinterpret_cast<CUstream>(s);
+    c.attrs = &a;
+    c.numAttrs = pdl ? 1 : 0;
+    int p = pdl ? 1 : 0;
+    void* args[] = { &data, &n, &p };
+    if (driverLaunchEx()(&c, reinterpret_cast<CUfunction>(fn), args, nullptr) != CUDA_SUCCESS)
+        check(cudaErrorLaunchFailure, "cuLaunchKernelEx");
+}
+
+/** passKernel by cudaLaunchKernelExC with a context-independent handle found once (cudaGetKernel). */
+void launchPassHandle(cudaStream_t s, int* data, int n, bool pdl)
+{
+    static cudaKernel_t k = [] {
+        cudaKernel_t h = nullptr;
+        check(cudaGetKernel(&h, passKernel), "cudaGetKernel");
+        return h;
+    }();
+    cudaLaunchAttribute a = {};
+    a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    a.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t c = {};
+    c.gridDim = dim3(264);
+    c.blockDim = dim3(256);
+    c.stream = s;
+    c.attrs = &a;
+    c.numAttrs = pdl ? 1 : 0;
+    int p = pdl ? 1 : 0;
+    void* args[] = { &data, &n, &p };
+    check(cudaLaunchKernelExC(&c, reinterpret_cast<const void*>(k), args), "cudaLaunchKernelExC (handle)");
+}
+
+void launchWidePass(cudaStream_t s, int* data, int n, bool pdl)
+{
+    cudaLaunchAttribute a = {};
+    a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    a.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t c = {};
+    c.gridDim = dim3(264);
+    c.blockDim = dim3(256);
+    c.stream = s;
+    c.attrs = &a;
+    c.numAttrs = pdl ? 1 : 0;
+    WideArgs w = {};
+    w.data = data;
+    w.n = n;
+    check(cudaLaunchKernelEx(&c, widePassKernel, w, pdl ? 1 : 0), "cudaLaunchKernelEx (wide)");
 }
 
 void launchBarrierPasses(cudaStream_t s, int* data, int n, int passes, int blocks, int threads)
@@ -152,6 +253,30 @@ int main()
     std::printf("%-52s %8.2f\n", "<<<>>> empty kernel (GPU busy)", busy([&] { emptyKernel<<<1, 32, 0, s>>>(); }));
     std::printf("%-52s %8.2f\n", "cudaLaunchKernelEx pass, no PDL (GPU busy)", busy([&] { launchPass(s, d, n, false); }));
     std::printf("%-52s %8.2f\n", "cudaLaunchKernelEx pass, PDL (GPU busy)", busy([&] { launchPass(s, d, n, true); }));
+    // Launch paths (session 34): the driver's cuLaunchKernelEx with the function found once, the runtime with a
+    // kernel handle found once, and a kernel of about 100 argument bytes.
+    std::printf("%-52s %8.2f\n", "cuLaunchKernelEx pass, PDL, cached CUfunction (busy)", busy([&] { launchPassDriver(s, d, n, true); }));
+    std::printf("%-52s %8.2f\n", "cuLaunchKernelEx pass, no PDL, cached (busy)", busy([&] { launchPassDriver(s, d, n, false); }));
+    std::printf("%-52s %8.2f\n", "cudaLaunchKernelExC cudaKernel_t pass, PDL (busy)", busy([&] { launchPassHandle(s, d, n, true); }));
+    std::printf("%-52s %8.2f\n", "cudaLaunchKernelEx ~100-byte args, PDL (busy)", busy([&] { launchWidePass(s, d, n, true); }));
+    std::printf("%-52s %8.2f\n", "cudaLaunchKernelEx pass, PDL, again (GPU busy)", busy([&] { launchPass(s, d, n, true); }));
+    {
+        cudaStream_t legacy = cudaStreamLegacy;
+        std::printf("%-52s %8.2f\n", "cudaLaunchKernelEx pass, PDL, legacy stream (busy)", [&] {
+            std::vector<double> t;
+            for (int r = 0; r < 25; ++r)
+            {
+                spinKernel<<<1, 1, 0, legacy>>>(spin / 20);
+                const double t0 = nowUs();
+                for (int k = 0; k < per; ++k)
+                    launchPass(legacy, d, n, true);
+                t.push_back((nowUs() - t0) / per);
+                check(cudaStreamSynchronize(legacy), "sync");
+            }
+            std::sort(t.begin(), t.end());
+            return t[t.size() / 2];
+        }());
+    }
     std::printf("%-52s %8.2f\n", "cudaMallocFromPoolAsync+cudaFreeAsync 8 MB (busy)", busy([&] {
         void* p = nullptr;
         check(cudaMallocFromPoolAsync(&p, 8 << 20, pool, s), "mallocasync");
@@ -182,6 +307,10 @@ int main()
         std::printf("%-52s %8.2f\n", "8 PDL kernels of 1 pass, whole call (idle GPU)", whole([&] {
                         for (int k = 0; k < 8; ++k)
                             launchPass(s, d, n, true);
+                    }));
+        std::printf("%-52s %8.2f\n", "8 PDL kernels, cuLaunchKernelEx, whole (idle GPU)", whole([&] {
+                        for (int k = 0; k < 8; ++k)
+                            launchPassDriver(s, d, n, true);
                     }));
     }
 
