@@ -2,19 +2,23 @@
 // It is subject to the license terms in the LICENSE file found in the top-level directory.
 
 // For cudacca's own test suite only (not installed, may change): how many times cudacca has asked CUDA for
-// memory, so that a test can show that a ConnectedComponentsAnalyzer in steady state asks for none.
+// memory, so that a test can show that a ConnectedComponentsAnalyzer in steady state asks for none; whether a
+// host Mat holds cudacca's pinned memory.
 
 #ifndef CUDACCA_ALLOCATION_COUNT_HPP
 #define CUDACCA_ALLOCATION_COUNT_HPP
 
 #include <cstddef>
-#include "opencv2/core/cvdef.h"
+#include "opencv2/core/mat.hpp"
 
 namespace cv { namespace cuda { namespace cudacca {
 
 /** Device allocations from cudacca's pool plus pinned host allocations (cudaHostAlloc) made by cudacca in
 this process so far. */
 CV_EXPORTS size_t cudaAllocationCount();
+
+/** The rows that a host Mat's memory holds when it is pinned memory of cudacca's (pinned_mats.hpp), else 0. */
+CV_EXPORTS int pinnedMatRows(const cv::Mat& m);
 
 }}} // namespace cv::cuda::cudacca
 

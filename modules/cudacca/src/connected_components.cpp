@@ -13,6 +13,7 @@
 #include "arguments.hpp"
 #include "host_staging.hpp"
 #include "one_launch.hpp"
+#include "pinned_mats.hpp"
 #include "pipeline.hpp"
 
 #include <algorithm>
@@ -566,6 +567,53 @@ void* stageIfHost(OutputArray out, const GpuMat& d, PinnedArena& staging, cudaSt
     return p;
 }
 
+/** The free function's host stats and centroids straight into the caller's Mats, as pinned Mats (PinnedOutput),
+when every one of them that is a host output can be taken; `needRows`, `allocRows`, `inPlace` as in
+PinnedOutput::open. False: none is taken (the staging's path). */
+bool openPinnedOutputs(const Call& c, PinnedOutput& stats, PinnedOutput& centroids, int needRows, int allocRows,
+                       bool inPlace)
+{
+    const bool s = isHostMat(c.statsOut), k = isHostMat(c.centroidsOut);
+    if ((!s && !k) || c.resources.hostOutputs)
+        return false;
+    if (s && k && c.statsOut.getObj() == c.centroidsOut.getObj()) // one Mat for both: the staging's path decides
+        return false;
+    if ((s && !stats.open(c.statsOut, needRows, allocRows, CC_STAT_MAX, CV_32SC1, inPlace)) ||
+        (k && !centroids.open(c.centroidsOut, needRows, allocRows, 2, CV_64FC1, inPlace)))
+    {
+        stats = PinnedOutput();
+        centroids = PinnedOutput();
+        return false;
+    }
+    return true;
+}
+
+/** Queues the copy of `rows` packed rows of a device output into a pinned output opened for them. */
+void copyToPinned(const PinnedOutput& out, const void* device, int rows, size_t rowBytes, cudaStream_t s)
+{
+    checkCuda(cudaMemcpyAsync(out.data(), device, rows * rowBytes, cudaMemcpyDeviceToHost, s),
+              "cudaMemcpyAsync (statistics to a pinned Mat)");
+}
+
+/** The same for a whole (packed) device output. */
+void copyToPinned(const PinnedOutput& out, const GpuMat& d, cudaStream_t s)
+{
+    CV_Assert(d.isContinuous()); // our narrow outputs are packed (allocateMat)
+    copyToPinned(out, d.data, d.rows, d.cols * d.elemSize(), s);
+}
+
+/** The most labels whose host stats and centroids the pipelines put in pinned Mats (36 MB of pinned memory). */
+constexpr int kMaxPinnedRows = 1 << 20;
+
+/** Rows of a new pinned Mat for `rows` rows: a power of two, at least kMinHostStagingRows, at most kMaxPinnedRows. */
+int pinnedAllocRows(int rows)
+{
+    int r = kMinHostStagingRows;
+    while (r < rows && r < kMaxPinnedRows)
+        r *= 2;
+    return std::max(r, rows);
+}
+
 /** CCA_DEFAULT on a small image (one_launch.hpp): one kernel, one wait. Returns the number of labels. */
 int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
 {
@@ -613,12 +661,31 @@ int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
     o.centroidsStep = sizeof(double) * 2;
     o.capacity = bound;
 
-    // Host stats and centroids: mapped pinned staging that the kernel writes (UVA: the host pointer is the
-    // device's), enough rows for the frames seen so far.
+    // Host stats and centroids: mapped pinned memory that the kernel writes (UVA: the host pointer is the
+    // device's). The caller's own Mats where they can be pinned Mats (written in place unless a CV_16U overflow
+    // could still refuse the call after the kernel), else a staging of enough rows for the frames seen so far.
     const bool statsToHost = c.statsOut.needed() && c.statsOut.kind() != _InputArray::CUDA_GPU_MAT;
     const bool centroidsToHost = c.centroidsOut.needed() && c.centroidsOut.kind() != _InputArray::CUDA_GPU_MAT;
     PinnedArena& pinned = r.hostOutputs ? *r.hostOutputs : threadStaging();
-    if (statsToHost || centroidsToHost)
+    PinnedOutput pinnedStats, pinnedCentroids;
+    const int fewRows = std::min(bound, kMinHostStagingRows);
+    const bool pinnedMats = openPinnedOutputs(c, pinnedStats, pinnedCentroids, fewRows, fewRows,
+                                              ltype == CV_32S || bound - 1 <= USHRT_MAX);
+    if (pinnedMats)
+    {
+        o.hostRows = bound;
+        if (statsToHost)
+        {
+            o.statsHost = static_cast<int*>(pinnedStats.data());
+            o.hostRows = std::min(o.hostRows, pinnedStats.rows());
+        }
+        if (centroidsToHost)
+        {
+            o.centroidsHost = static_cast<double*>(pinnedCentroids.data());
+            o.hostRows = std::min(o.hostRows, pinnedCentroids.rows());
+        }
+    }
+    else if (statsToHost || centroidsToHost)
     {
         o.hostRows = static_cast<int>(std::min<size_t>(bound, std::max<size_t>(kMinHostStagingRows, stagingRowsIn(pinned.bytes()))));
         pinned.beginCall(stagingBytes(o.hostRows));
@@ -647,24 +714,43 @@ int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
     // When they did not fit, the staging grows to this frame's rows, so that the next such frame fits (an
     // analyzer's then also hands out views of it below).
     const bool inHostStaging = labelCount <= o.hostRows;
-    if (!inHostStaging && (statsToHost || centroidsToHost))
+    if (!inHostStaging && (statsToHost || centroidsToHost) && !pinnedMats)
         pinned.beginCall(stagingBytes(labelCount));
     HostCopies copies; // the free function's copies out of the staging (an analyzer's are views, or copied at once)
-    auto output = [&](OutputArray out, bool toHost, void* device, void* host, int cols_, int type, StreamBuffer& buffer) {
+    auto output = [&](OutputArray out, bool toHost, void* device, void* host, int cols_, int type, StreamBuffer& buffer,
+                      PinnedOutput& direct) {
         if (!out.needed())
             return;
         if (!toHost)
             deviceOutputFromStaging(out, device, labelCount, cols_, type, buffer, s, r.arena);
+        else if (pinnedMats && inHostStaging)
+            return; // written by the kernel: delivered after the wait
+        else if (pinnedMats && direct.open(out, labelCount, std::min(bound, std::max(labelCount, 2 * o.hostRows)), cols_,
+                                           type, true))
+        {
+            // More labels than the Mat held: into memory grown for them (2x, so that a slowly growing N grows it
+            // rarely), from the device rows.
+            copyToPinned(direct, device, labelCount, static_cast<size_t>(cols_) * CV_ELEM_SIZE(type), s);
+            waitNeeded = true;
+        }
         else if (inHostStaging)
             hostOutputFromStaging(out, host, labelCount, cols_, type, r.hostOutputs, r.hostOutputs ? nullptr : &copies);
         else
+        {
+            direct = PinnedOutput();
             downloadIfHost(out, GpuMat(labelCount, cols_, type, device), stream, waitNeeded, r.hostOutputs);
+        }
     };
-    output(c.statsOut, statsToHost, o.stats, o.statsHost, CC_STAT_MAX, CV_32SC1, c.statistics.statsBuffer);
-    output(c.centroidsOut, centroidsToHost, o.centroids, o.centroidsHost, 2, CV_64FC1, c.statistics.centroidsBuffer);
+    output(c.statsOut, statsToHost, o.stats, o.statsHost, CC_STAT_MAX, CV_32SC1, c.statistics.statsBuffer, pinnedStats);
+    output(c.centroidsOut, centroidsToHost, o.centroids, o.centroidsHost, 2, CV_64FC1, c.statistics.centroidsBuffer,
+           pinnedCentroids);
     copies.run();
     if (waitNeeded)
         stream.waitForCompletion();
+    if (pinnedStats.data())
+        pinnedStats.deliver(c.statsOut, labelCount);
+    if (pinnedCentroids.data())
+        pinnedCentroids.deliver(c.centroidsOut, labelCount);
     return labelCount;
 }
 
@@ -894,7 +980,22 @@ int cudacca::connectedComponents(InputArray _image, OutputArray _labels, OutputA
         r.hostOutputs->beginCall(stagingBytes(static_cast<size_t>(labelCount)));
     bool waitNeeded = false;
     downloadIfHost(_labels, c.labels, stream, waitNeeded);
-    // The free function's host Mat stats and centroids, when they are few rows: through this thread's pinned
+    // The free function's host Mat stats and centroids, into the caller's Mats as pinned Mats where they can be
+    // (PinnedOutput; N is known and checked, so in place): one asynchronous copy each at the link's speed, no
+    // copy on the host. Memory for a power of two of rows, at least kMinHostStagingRows, up to kMaxPinnedRows
+    // (more labels take the copy into pageable memory below).
+    PinnedOutput pinnedStats, pinnedCentroids;
+    const bool pinnedMats = labelCount <= kMaxPinnedRows &&
+                            openPinnedOutputs(c, pinnedStats, pinnedCentroids, labelCount, pinnedAllocRows(labelCount), true);
+    if (pinnedMats)
+    {
+        if (pinnedStats.data())
+            copyToPinned(pinnedStats, c.statistics.stats, c.stream);
+        if (pinnedCentroids.data())
+            copyToPinned(pinnedCentroids, c.statistics.centroids, c.stream);
+        waitNeeded = true;
+    }
+    // Other host Mat stats and centroids, when they are few rows: through this thread's pinned
     // staging (an asynchronous copy each, the call's one wait, then a host copy). A copy into pageable memory
     // waits for the stream by itself, once per output: H100, 2048^2, two labels, the free function took
     // 122 us against an analyzer's 93. Many rows keep that copy, whose bus transfer overlaps its host copy
@@ -903,18 +1004,23 @@ int cudacca::connectedComponents(InputArray _image, OutputArray _labels, OutputA
     // and 8192^2, 17 k to 261 k labels: 0.60-0.83 of the time at some inputs, 1.04-1.25 at others; session 24).
     // The staging is made once, for kMinHostStagingRows rows (as the one-launch path's), and only when an output
     // is a host Mat: growing it to each new N would free and allocate pinned memory call after call.
-    const bool viaStaging = !r.hostOutputs && labelCount <= kMinHostStagingRows && (isHostMat(_stats) || isHostMat(_centroids));
+    const bool viaStaging = !pinnedMats && !r.hostOutputs && labelCount <= kMinHostStagingRows &&
+                            (isHostMat(_stats) || isHostMat(_centroids));
     PinnedArena& staging = threadStaging();
     if (viaStaging)
         staging.beginCall(stagingBytes(kMinHostStagingRows));
     void* stagedStats = viaStaging ? stageIfHost(_stats, c.statistics.stats, staging, c.stream) : nullptr;
     void* stagedCentroids = viaStaging ? stageIfHost(_centroids, c.statistics.centroids, staging, c.stream) : nullptr;
-    if (!stagedStats)
+    if (!stagedStats && !pinnedMats)
         downloadIfHost(_stats, c.statistics.stats, stream, waitNeeded, r.hostOutputs);
-    if (!stagedCentroids)
+    if (!stagedCentroids && !pinnedMats)
         downloadIfHost(_centroids, c.statistics.centroids, stream, waitNeeded, r.hostOutputs);
     if (waitNeeded || stagedStats || stagedCentroids)
         stream.waitForCompletion();
+    if (pinnedStats.data())
+        pinnedStats.deliver(_stats, labelCount);
+    if (pinnedCentroids.data())
+        pinnedCentroids.deliver(_centroids, labelCount);
     HostCopies copies;
     if (stagedStats)
         hostOutputFromStaging(_stats, stagedStats, labelCount, CC_STAT_MAX, CV_32SC1, nullptr, &copies);

@@ -7,6 +7,7 @@
 #include "precomp.hpp"
 #include "allocation_count.hpp"
 #include "arguments.hpp"
+#include "pinned_mats.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -369,6 +370,7 @@ size_t getConnectedComponentsPeakBytes(bool reset)
 
 void releaseConnectedComponentsPool()
 {
+    cudacca::releaseIdlePinnedMats();
     cudaMemPool_t pool = cudacca::existingCurrentPool();
     if (!pool)
         return;

@@ -457,7 +457,7 @@ TEST_P(CudaCCA, ContinuousLabelsHoldTheRunTable)
         return; // only CV_32S labels hold the table
     const bool runTable = p.algorithm == cv::cuda::CCA_DEFAULT || p.algorithm == cv::cuda::CCA_FLSL ||
                           p.algorithm == cv::cuda::CCA_FLSL_CD || p.algorithm == cv::cuda::CCA_FLSL_OTF;
-    struct Case { cv::Size size; double density; int granularity; bool large; bool betweenGuesses; };
+    struct Case { cv::Size size; double density; int granularity; bool large; bool betweenGuesses = false; };
     const Case cases[] = { { {1, 1}, 0.5, 1, false },       { {1531, 1}, 0.5, 1, false },
                            { {1, 2001}, 0.5, 1, false },    { {640, 480}, 0.5, 1, false },
                            { {1531, 997}, 0.25, 1, false }, { {1500, 1500}, 0.25, 1, true },
@@ -475,7 +475,9 @@ TEST_P(CudaCCA, ContinuousLabelsHoldTheRunTable)
         SCOPED_TRACE(cv::format("%s d=%.2f g=%d, N=%d, %s", sz(k.size).c_str(), k.density, k.granularity, ref.n,
                                 paramsName(p).c_str()));
         if (k.betweenGuesses) // the case is there for this many labels
+        {
             ASSERT_TRUE(ref.n > 16385 && ref.n < 69905) << "N between the old and the new early statistics' guess";
+        }
         cv::cuda::GpuMat dImg, dS, dC;
         dImg.upload(img);
 
@@ -943,7 +945,9 @@ TEST(CUDACCA_Labels, LinkPassesOverSparseRuns)
         ASSERT_GT(bound * 4, 16ll << 20) << "the image must be large enough for its runs to be counted";
         ASSERT_LE(k.wordsPerRun * runs, words) << "the image must have at most a run per " << k.wordsPerRun << " words";
         if (k.wordsPerRun == 6)
+        {
             ASSERT_GT(16 * runs, words) << "this image is for two words a thread";
+        }
         const std::string what = cv::format("%dx%d, d = %.3f, g = %d, %lld runs in %lld words, seed %u", k.size.width,
                                             k.size.height, k.density, k.granularity, runs, words, seed);
         if (!checkWithBothConnectivities(img, algorithms, CV_32S, what, budget))

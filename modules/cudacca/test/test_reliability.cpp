@@ -362,6 +362,109 @@ TEST(CUDACCA_Memory, FreeFunctionKeepsItsSmallImageScratch)
     cv::cuda::releaseConnectedComponentsPool();
 }
 
+TEST(CUDACCA_Memory, HostStatsInPinnedMats)
+{
+    // Host stats and centroids given as default cv::Mats get pinned memory of cudacca's, which the GPU writes
+    // directly (pinned_mats.hpp). Passed again alone, a Mat is written in place (the same memory; on the one-launch
+    // path no allocation at all); shared with another Mat, that one keeps the old results, unless the new ones have
+    // its size (then both see them, as with Mat::create); a frame with more labels grows it; a released Mat's
+    // memory serves the next call; a CV_16U call refused for too many labels leaves it as it was. On the one-launch
+    // path (CCA_DEFAULT, 512x512), the run pipeline (CCA_DEFAULT, 2048x1536) and the forest pipeline (CCA_BKE).
+    skipIfNoCudaDevice();
+    std::mt19937 rng(testSeed());
+    struct Path
+    {
+        const char* what;
+        int algorithm;
+        cv::Size size;
+        bool oneLaunch;
+    };
+    const Path paths[] = { { "one launch", cv::cuda::CCA_DEFAULT, cv::Size(512, 512), true },
+                           { "run pipeline", cv::cuda::CCA_DEFAULT, cv::Size(2048, 1536), false },
+                           { "forest pipeline", cv::cuda::CCA_BKE, cv::Size(640, 480), false } };
+    for (const Path& path : paths)
+    {
+        SCOPED_TRACE(path.what);
+        const cv::Mat few = randomBlockImage(path.size, 0.5, 16, rng);
+        const cv::Mat fewer = randomBlockImage(path.size, 0.3, 32, rng);
+        const cv::Mat many = isolatedPixels(path.size, 20000); // more than the 16384 rows a new Mat starts with
+        const cv::Mat tooMany = isolatedPixels(path.size, kMaxLabels16U); // 65537 labels: refused for CV_16U
+        cv::cuda::GpuMat labels;
+        auto call = [&](const cv::Mat& img, cv::Mat& s, cv::Mat& c, const char* what) {
+            SCOPED_TRACE(what);
+            const CCResult ref = cpuReference(img, 8);
+            const cv::cuda::GpuMat d(img);
+            const int n = cv::cuda::connectedComponentsWithStats(d, labels, s, c, 8, CV_32S, path.algorithm);
+            EXPECT_EQ(ref.n, n);
+            EXPECT_TRUE(statsEqual(ref.stats, s));
+            EXPECT_TRUE(centroidsEqual(ref.centroids, c));
+            return ref;
+        };
+        const CCResult refFew = cpuReference(few, 8), refMany = cpuReference(many, 8);
+        ASSERT_GT(refMany.n, 16384);
+        ASSERT_LT(refFew.n, 16384);
+
+        cv::Mat s, c;
+        call(few, s, c, "empty Mats");
+        ASSERT_GE(cv::cuda::cudacca::pinnedMatRows(s), refFew.n) << "stats: not in pinned memory";
+        ASSERT_GE(cv::cuda::cudacca::pinnedMatRows(c), refFew.n) << "centroids: not in pinned memory";
+        const uchar* const sData = s.data;
+        const uchar* const cData = c.data;
+        const size_t allocations = cv::cuda::cudacca::cudaAllocationCount();
+        call(fewer, s, c, "fewer labels, in place");
+        call(few, s, c, "as many again, in place");
+        EXPECT_EQ(sData, s.data);
+        EXPECT_EQ(cData, c.data);
+        if (path.oneLaunch)
+        {
+            EXPECT_EQ(0u, cv::cuda::cudacca::cudaAllocationCount() - allocations) << "cudacca's device or pinned allocations";
+        }
+
+        // Shared: the other Mat keeps the old results; then new results of its very size reach it too.
+        const cv::Mat sKept = s, cKept = c, sOld = s.clone(), cOld = c.clone();
+        call(fewer, s, c, "shared with another Mat");
+        EXPECT_NE(sData, s.data) << "the stats shared with another Mat were overwritten";
+        EXPECT_TRUE(statsEqual(sOld, sKept));
+        EXPECT_TRUE(centroidsEqual(cOld, cKept));
+        cv::Mat s2 = sKept, c2 = cKept; // of `few`'s size, shared with sKept / cKept
+        call(few, s2, c2, "shared, and already of the result's size");
+        EXPECT_EQ(sData, s2.data);
+        EXPECT_EQ(cData, c2.data);
+        EXPECT_TRUE(statsEqual(refFew.stats, sKept));
+        EXPECT_TRUE(centroidsEqual(refFew.centroids, cKept));
+
+        // More labels than the Mats hold, then few again in the grown memory.
+        call(many, s, c, "more labels than the Mats held");
+        EXPECT_GE(cv::cuda::cudacca::pinnedMatRows(s), refMany.n);
+        EXPECT_GE(cv::cuda::cudacca::pinnedMatRows(c), refMany.n);
+        const uchar* const grown = s.data;
+        call(few, s, c, "few again in the grown Mats");
+        EXPECT_EQ(grown, s.data);
+
+        // Released: the next call takes memory from the pool, not from CUDA (the one-launch path asks for nothing).
+        s.release();
+        c.release();
+        const size_t beforeRelease = cv::cuda::cudacca::cudaAllocationCount();
+        call(few, s, c, "after the Mats were released");
+        EXPECT_GT(cv::cuda::cudacca::pinnedMatRows(s), 0);
+        if (path.oneLaunch)
+        {
+            EXPECT_EQ(0u, cv::cuda::cudacca::cudaAllocationCount() - beforeRelease) << "the released memory was not reused";
+        }
+
+        // Refused (CV_16U, too many labels): the Mats as they were, memory and contents.
+        const cv::Mat sBefore = s.clone(), cBefore = c.clone();
+        const uchar* const sAt = s.data;
+        const cv::cuda::GpuMat d(tooMany);
+        cv::cuda::GpuMat l16;
+        EXPECT_THROW(cv::cuda::connectedComponentsWithStats(d, l16, s, c, 8, CV_16U, path.algorithm), cv::Exception);
+        EXPECT_EQ(sAt, s.data);
+        EXPECT_TRUE(statsEqual(sBefore, s)) << "stats changed by a refused call";
+        EXPECT_TRUE(centroidsEqual(cBefore, c)) << "centroids changed by a refused call";
+    }
+    cv::cuda::releaseConnectedComponentsPool();
+}
+
 TEST(CUDACCA_Memory, PeakTemporaryBytesPerPixel)
 {
     // The most temporary device memory a call holds at once (cudacca's pool high-water mark; the

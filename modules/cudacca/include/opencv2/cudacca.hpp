@@ -147,6 +147,11 @@ then no statistics work is done at all.
 @param centroids Output N x 2 CV_64F matrix (x, y) of each label, GpuMat, Mat or HostMem, or noArray().
 A GpuMat @p stats or @p centroids that does not already have the size and type is allocated continuous
 (cv::cuda::createContinuous): GpuMat::create would pad each 20- or 16-byte row to the device's pitch.
+A host Mat @p stats or @p centroids that is empty (a default cv::Mat) receives pinned host memory of cudacca's
+own (an ordinary Mat to the caller, with spare rows past its N), which the GPU writes directly: no copy on the
+host. Passed again, such a Mat is reused in place while no other Mat shares it and its memory holds the rows;
+released, its memory goes back to a small pool for the next call (releaseConnectedComponentsPool() frees the
+pool). Other host Mats (of the caller's allocator, or Python arrays) get a copy.
 @param connectivity 8 or 4.
 @param ltype Label type: CV_32S or CV_16U. CV_16U holds labels up to 65535, i.e. at most 65536 labels
 with the background. Past that the CPU silently wraps the labels; this function throws
@@ -296,7 +301,8 @@ CV_EXPORTS_W size_t getConnectedComponentsPeakBytes(bool reset = false);
 /** @brief Waits for the current device, then gives the memory that the pool keeps between calls back to
 the system (on the current device; nothing to do before the first call): what calls freed, and the scratch that
 this thread's calls of connectedComponentsWithStats keep for the next one (CCA_DEFAULT on images of up to 2^21
-pixels, while it fits the pool's limit; other threads keep theirs until they release it or end). */
+pixels, while it fits the pool's limit; other threads keep theirs until they release it or end), and the idle
+pinned memory that host stats and centroids Mats have given back. */
 CV_EXPORTS_W void releaseConnectedComponentsPool();
 
 //! @}
