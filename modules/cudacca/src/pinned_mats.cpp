@@ -147,14 +147,14 @@ PinnedMatAllocator& allocator()
     return *a;
 }
 
-/** The output's Mat, when it is one this file may take: a plain Mat, empty without an allocator of its own, or
-already pinnedMatAllocator()'s. */
+/** The output's Mat, when it is one this file may take: a plain Mat, empty without an allocator of its own (or
+with ours: a pinned Mat released), or already holding pinnedMatAllocator()'s memory. */
 Mat* takeableMat(OutputArray out)
 {
     if (out.kind() != _InputArray::MAT || out.fixedSize() || out.fixedType())
         return nullptr;
     Mat& m = out.getMatRef();
-    if (pinnedRows(m) > 0 || (m.empty() && !m.u && !m.allocator))
+    if (pinnedRows(m) > 0 || (m.empty() && !m.u && (!m.allocator || m.allocator == &allocator())))
         return &m;
     return nullptr;
 }
