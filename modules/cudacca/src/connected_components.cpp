@@ -663,13 +663,14 @@ int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
 
     // Host stats and centroids: mapped pinned memory that the kernel writes (UVA: the host pointer is the
     // device's). The caller's own Mats where they can be pinned Mats (written in place unless a CV_16U overflow
-    // could still refuse the call after the kernel), else a staging of enough rows for the frames seen so far.
+    // could still refuse the call after the kernel; new memory of kMinHostStagingRows rows, so that any block
+    // of the pool serves any small frame), else a staging of enough rows for the frames seen so far.
     const bool statsToHost = c.statsOut.needed() && c.statsOut.kind() != _InputArray::CUDA_GPU_MAT;
     const bool centroidsToHost = c.centroidsOut.needed() && c.centroidsOut.kind() != _InputArray::CUDA_GPU_MAT;
     PinnedArena& pinned = r.hostOutputs ? *r.hostOutputs : threadStaging();
     PinnedOutput pinnedStats, pinnedCentroids;
     const int fewRows = std::min(bound, kMinHostStagingRows);
-    const bool pinnedMats = openPinnedOutputs(c, pinnedStats, pinnedCentroids, fewRows, fewRows,
+    const bool pinnedMats = openPinnedOutputs(c, pinnedStats, pinnedCentroids, fewRows, kMinHostStagingRows,
                                               ltype == CV_32S || bound - 1 <= USHRT_MAX);
     if (pinnedMats)
     {

@@ -17,9 +17,11 @@ namespace cv { namespace cuda { namespace cudacca {
 
 namespace {
 
-/** Mapped pinned blocks for Mats. A block a Mat lets go is kept for the next one (cudaHostAlloc of a few hundred
-KB costs hundreds of microseconds, cudaFreeHost may synchronize the device), up to kMaxIdle blocks and
-kMaxIdleBytes; a Mat takes the smallest idle block that holds it, if it is at most twice its size. */
+/** Mapped pinned blocks for Mats, at most kMaxLive of them alive (idle or held by Mats) and kMaxLiveBytes: a
+block a Mat lets go is kept for the next Mat (cudaHostAlloc costs tens to hundreds of microseconds, cudaFreeHost
+may synchronize the device), which takes the smallest idle block that holds it. Past the limits canTake() says no
+and the free function copies into an ordinary Mat instead, so a caller who keeps every frame's statistics holds
+at most kMaxLive blocks of pinned memory, and nothing is allocated and freed call after call. */
 class PinnedMatAllocator final : public MatAllocator
 {
 public:
@@ -51,7 +53,7 @@ public:
         }
         try
         {
-            u->data = u->origdata = take(u->size);
+            u->data = u->origdata = take(u->size); // throws past the limits: Mat::create then takes OpenCV's allocator
         }
         catch (...)
         {
@@ -70,8 +72,21 @@ public:
         CV_Assert(u->urefcount == 0);
         CV_Assert(u->refcount == 0);
         if (!(u->flags & UMatData::USER_ALLOCATED))
-            giveBack(u->origdata, u->size);
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            idle_.push_back({ u->origdata, u->size });
+        }
         delete u;
+    }
+
+    /** Whether take(bytes) would give a block now (an idle one, or a new one within the limits). */
+    bool canTake(size_t bytes) const
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (const Block& b : idle_)
+            if (b.bytes >= bytes)
+                return true;
+        return withinLimits(bytes);
     }
 
     void releaseIdle() const
@@ -80,6 +95,11 @@ public:
         {
             std::lock_guard<std::mutex> lock(mutex_);
             idle.swap(idle_);
+            for (const Block& b : idle)
+            {
+                --live_;
+                liveBytes_ -= b.bytes;
+            }
         }
         for (const Block& b : idle)
             cudaFreeHost(b.data);
@@ -91,17 +111,29 @@ private:
         uchar* data;
         size_t bytes;
     };
-    static constexpr size_t kMaxIdle = 8;
-    static constexpr size_t kMaxIdleBytes = size_t(64) << 20;
+    static constexpr size_t kMaxLive = 8;
+    static constexpr size_t kMaxLiveBytes = size_t(256) << 20;
 
-    /** A block of at least `bytes` (set to the block's size). */
+    /** A new block of `bytes` keeps within the limits, counting the idle blocks that a new one would replace. */
+    bool withinLimits(size_t bytes) const
+    {
+        size_t idleBytes = 0;
+        for (const Block& b : idle_)
+            idleBytes += b.bytes;
+        return live_ - idle_.size() < kMaxLive && liveBytes_ - idleBytes + bytes <= kMaxLiveBytes;
+    }
+
+    /** A block of at least `bytes` (set to the block's size): the smallest idle one that holds it, else a new one,
+    for which idle blocks (all too small) are freed as far as the limits need. Throws past the limits. */
     uchar* take(size_t& bytes) const
     {
+        static const IdleAtExit idleAtExit; // made after CUDA's own state, so destroyed before it
+        std::vector<Block> freed;
         {
             std::lock_guard<std::mutex> lock(mutex_);
             auto best = idle_.end();
             for (auto it = idle_.begin(); it != idle_.end(); ++it)
-                if (it->bytes >= bytes && it->bytes / 2 <= bytes && (best == idle_.end() || it->bytes < best->bytes))
+                if (it->bytes >= bytes && (best == idle_.end() || it->bytes < best->bytes))
                     best = it;
             if (best != idle_.end())
             {
@@ -110,35 +142,43 @@ private:
                 idle_.erase(best);
                 return p;
             }
+            if (!withinLimits(bytes))
+                CV_Error(Error::StsNoMem, "cudacca: no more pinned Mats (kMaxLive blocks alive)");
+            while (!idle_.empty() && (live_ >= kMaxLive || liveBytes_ + bytes > kMaxLiveBytes))
+            {
+                freed.push_back(idle_.front());
+                --live_;
+                liveBytes_ -= idle_.front().bytes;
+                idle_.erase(idle_.begin());
+            }
+            ++live_;
+            liveBytes_ += bytes;
         }
+        for (const Block& b : freed)
+            cudaFreeHost(b.data);
         void* p = nullptr;
         countPinnedAllocation();
-        checkCuda(cudaHostAlloc(&p, bytes, cudaHostAllocPortable | cudaHostAllocMapped), "cudaHostAlloc (pinned Mat)");
+        const cudaError_t e = cudaHostAlloc(&p, bytes, cudaHostAllocPortable | cudaHostAllocMapped);
+        if (e != cudaSuccess)
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            --live_;
+            liveBytes_ -= bytes;
+        }
+        checkCuda(e, "cudaHostAlloc (pinned Mat)");
         return static_cast<uchar*>(p);
     }
 
-    void giveBack(uchar* data, size_t bytes) const
+    /** Frees the idle blocks when the process ends (a block a Mat still holds then is the caller's). */
+    struct IdleAtExit
     {
-        std::vector<Block> excess;
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            idle_.push_back({ data, bytes });
-            size_t held = 0;
-            for (const Block& b : idle_)
-                held += b.bytes;
-            while (idle_.size() > kMaxIdle || held > kMaxIdleBytes) // the oldest go first
-            {
-                held -= idle_.front().bytes;
-                excess.push_back(idle_.front());
-                idle_.erase(idle_.begin());
-            }
-        }
-        for (const Block& b : excess)
-            cudaFreeHost(b.data); // (at exit the runtime may be gone: nothing to report then)
-    }
+        ~IdleAtExit() { releaseIdlePinnedMats(); }
+    };
 
     mutable std::mutex mutex_;
     mutable std::vector<Block> idle_;
+    mutable size_t live_ = 0;      //!< blocks allocated and not freed: idle or held by Mats
+    mutable size_t liveBytes_ = 0;
 };
 
 PinnedMatAllocator& allocator()
@@ -199,6 +239,8 @@ bool PinnedOutput::open(OutputArray out, int needRows, int allocRows, int cols, 
         inPlace_ = true;
         return true;
     }
+    if (!allocator().canTake(static_cast<size_t>(allocRows) * cols * CV_ELEM_SIZE(type)))
+        return false;
     Mat b;
     b.allocator = &allocator();
     b.create(allocRows, cols, type);

@@ -5,7 +5,8 @@
 // Mat whose memory is mapped pinned memory of cudacca's MatAllocator (the one-launch kernel writes them there,
 // the pipelines' one copy lands there), with no copy out of a staging afterwards. The Mat keeps that memory
 // when the caller lets it live, so a caller who passes the same Mats frame after frame reuses it (no allocation);
-// a freed block waits in a small process-wide pool for the next Mat.
+// a freed block waits in a small process-wide pool for the next Mat. At most 8 blocks (256 MB) live at once:
+// past that (a caller who keeps every frame's Mats) the outputs are ordinary Mats, filled by a copy as before.
 
 #ifndef CUDACCA_PINNED_MATS_HPP
 #define CUDACCA_PINNED_MATS_HPP
@@ -15,7 +16,8 @@
 namespace cv { namespace cuda { namespace cudacca {
 
 /** The MatAllocator of pinned Mats: mapped, portable pinned memory (the device reads and writes it at its host
-address, UVA). Never destroyed (a caller's Mat may outlive everything else). Thread-safe. */
+address, UVA), within the limits above (past them its allocate() throws, and Mat::create falls back to OpenCV's
+allocator). Never destroyed (a caller's Mat may outlive everything else). Thread-safe. */
 MatAllocator* pinnedMatAllocator();
 
 /** Frees the pool's idle blocks (releaseConnectedComponentsPool()). */
@@ -30,7 +32,8 @@ class PinnedOutput
 public:
     /** Room for at least `needRows` rows. The caller's own memory is written in place when `inPlace` allows it,
     the Mat is the only one holding it and it has the rows; else a new block of `allocRows` rows (>= needRows),
-    given to the caller's Mat by deliver() only. False (nothing done): the output is not one to take. */
+    given to the caller's Mat by deliver() only. False (nothing done): the output is not one to take, or no block
+    can be had within the limits. */
     bool open(OutputArray out, int needRows, int allocRows, int cols, int type, bool inPlace);
     void* data() const { return data_; }
     int rows() const { return rows_; } //!< rows the memory holds

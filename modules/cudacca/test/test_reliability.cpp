@@ -368,7 +368,8 @@ TEST(CUDACCA_Memory, HostStatsInPinnedMats)
     // directly (pinned_mats.hpp). Passed again alone, a Mat is written in place (the same memory; on the one-launch
     // path no allocation at all); shared with another Mat, that one keeps the old results, unless the new ones have
     // its size (then both see them, as with Mat::create); a frame with more labels grows it; a released Mat's
-    // memory serves the next call; a CV_16U call refused for too many labels leaves it as it was. On the one-launch
+    // memory serves the next call; Mats the caller keeps hold at most 8 pinned blocks; a CV_16U call refused for
+    // too many labels leaves it as it was. On the one-launch
     // path (CCA_DEFAULT, 512x512), the run pipeline (CCA_DEFAULT, 2048x1536) and the forest pipeline (CCA_BKE).
     skipIfNoCudaDevice();
     std::mt19937 rng(testSeed());
@@ -450,6 +451,22 @@ TEST(CUDACCA_Memory, HostStatsInPinnedMats)
         if (path.oneLaunch)
         {
             EXPECT_EQ(0u, cv::cuda::cudacca::cudaAllocationCount() - beforeRelease) << "the released memory was not reused";
+        }
+
+        // Kept: a caller who keeps every frame's Mats holds at most 8 pinned ones; the others are ordinary Mats.
+        {
+            std::vector<cv::Mat> keptStats, keptCentroids;
+            for (int k = 0; k < 12; ++k)
+            {
+                cv::Mat ks, kc;
+                call(k % 2 ? few : fewer, ks, kc, "a frame whose Mats the caller keeps");
+                keptStats.push_back(ks);
+                keptCentroids.push_back(kc);
+            }
+            int pinned = 0;
+            for (int k = 0; k < 12; ++k)
+                pinned += (cv::cuda::cudacca::pinnedMatRows(keptStats[k]) > 0) + (cv::cuda::cudacca::pinnedMatRows(keptCentroids[k]) > 0);
+            EXPECT_LE(pinned, 8) << "pinned Mats held by the caller";
         }
 
         // Refused (CV_16U, too many labels): the Mats as they were, memory and contents.

@@ -151,7 +151,8 @@ A host Mat @p stats or @p centroids that is empty (a default cv::Mat) receives p
 own (an ordinary Mat to the caller, with spare rows past its N), which the GPU writes directly: no copy on the
 host. Passed again, such a Mat is reused in place while no other Mat shares it and its memory holds the rows;
 released, its memory goes back to a small pool for the next call (releaseConnectedComponentsPool() frees the
-pool). Other host Mats (of the caller's allocator, or Python arrays) get a copy.
+pool). At most 8 such pieces of memory exist at once: a caller who keeps every frame's Mats gets ordinary ones past
+that. Other host Mats (of the caller's allocator, or Python arrays) get a copy.
 @param connectivity 8 or 4.
 @param ltype Label type: CV_32S or CV_16U. CV_16U holds labels up to 65535, i.e. at most 65536 labels
 with the background. Past that the CPU silently wraps the labels; this function throws
