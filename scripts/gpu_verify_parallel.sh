@@ -3,12 +3,13 @@
 # jobs below run at once, one per GPU (CUDA_VISIBLE_DEVICES), each a scripts/gpu_verify.sh run with its own output
 # packed into $OUT/jobN.tgz; their summaries are printed last, in order. On one GPU the same jobs take about 20
 # minutes of device time (half A 450 s, half B 460, job 3 130, job 4 180: session 31), here about the longest, 8.
-#   1  accuracy half A (shards in parallel, then CUDACCA_Memory.OutOfDeviceMemory alone)
+#   1  accuracy half A (shards in parallel)
 #   2  accuracy half B
 #   3  fuzzing (CUDACCA_FUZZ_SECONDS, 40, every algorithm; then the run pipeline's algorithms with
 #      OPENCV_CUDACCA_BAND_MIN_RUNS=1), then compute-sanitizer on CUDACCA_SANITIZE_ALGOS (FLSL_CD FLSL DEFAULT BKE)
-#   4  the large images (16384², 32768², 46340²: CUDACCA_LARGE_ALGORITHMS, default the run pipeline's four), Python
-#      tests, both samples
+#   4  CUDACCA_Memory.OutOfDeviceMemory alone (it takes the whole GPU's memory; in job 1 until session 34, when on
+#      H100s half A's shards and it passed the 590 s of a command), the large images (16384², 32768², 46340²:
+#      CUDACCA_LARGE_ALGORITHMS, default the run pipeline's four), Python tests, both samples
 # With fewer GPUs job k runs on GPU k mod n, after the job before it there; two GPUs then need more than one device
 # command (10 minutes): set CUDACCA_PARALLEL_JOBS (e.g. "1 2", then "3 4").
 # Usage: OUT=/path scripts/gpu_verify_parallel.sh BUNDLE   (BUNDLE: scripts/stage_gpu_bundle.sh's .carry)
@@ -27,14 +28,15 @@ job() {  # N: runs job N, its output in $out/jobN (packed into jobN.tgz), its pr
   verify() { bash "$root/scripts/gpu_verify.sh" "$bundle" || rc=1; }
   {
     case $n in
-      1) CUDACCA_VERIFY=accuracy CUDACCA_ACCURACY_SHARDS=A OUT=$dir/a verify ;;
+      1) CUDACCA_VERIFY=accuracy CUDACCA_ACCURACY_SHARDS=A CUDACCA_OOM_ALONE=0 OUT=$dir/a verify ;;
       2) CUDACCA_VERIFY=accuracy CUDACCA_ACCURACY_SHARDS=B OUT=$dir/b verify ;;
       3) CUDACCA_VERIFY=fuzz CUDACCA_FUZZ_SECONDS=$fuzz CUDACCA_FUZZ_ALGOS_PER_IMAGE=3 OUT=$dir/fuzz verify
          OPENCV_CUDACCA_BAND_MIN_RUNS=1 CUDACCA_TEST_ALGORITHMS=$run_pipeline CUDACCA_VERIFY=fuzz \
            CUDACCA_FUZZ_SECONDS=$fuzz CUDACCA_FUZZ_ALGOS_PER_IMAGE=3 OUT=$dir/fuzz_bands verify
          CUDACCA_SANITIZE_ALGOS=${CUDACCA_SANITIZE_ALGOS:-FLSL_CD FLSL DEFAULT BKE} CUDACCA_VERIFY=sanitizer \
            OUT=$dir/sanitizer verify ;;
-      4) CUDACCA_TEST_ALGORITHMS=${CUDACCA_LARGE_ALGORITHMS:-$run_pipeline} CUDACCA_VERIFY=large OUT=$dir/large verify
+      4) CUDACCA_VERIFY=accuracy CUDACCA_GTEST_FILTER=CUDACCA_Memory.OutOfDeviceMemory OUT=$dir/oom verify
+         CUDACCA_TEST_ALGORITHMS=${CUDACCA_LARGE_ALGORITHMS:-$run_pipeline} CUDACCA_VERIFY=large OUT=$dir/large verify
          CUDACCA_VERIFY="python samples" OUT=$dir/pysamples verify ;;
     esac
   } > "$out/job$n.txt" 2>&1
