@@ -568,12 +568,13 @@ void* stageIfHost(OutputArray out, const GpuMat& d, PinnedArena& staging, cudaSt
 }
 
 /** The free function's host stats and centroids straight into the caller's Mats, as pinned Mats (PinnedOutput),
-when every one of them that is a host output can be taken; `needRows`, `allocRows`, `inPlace` as in
-PinnedOutput::open. False: none is taken (the staging's path). */
+when every one of them that goes to the host (a HostMem too) can be taken; `needRows`, `allocRows`, `inPlace` as
+in PinnedOutput::open. False: none is taken (the staging's path, which then serves both). */
 bool openPinnedOutputs(const Call& c, PinnedOutput& stats, PinnedOutput& centroids, int needRows, int allocRows,
                        bool inPlace)
 {
-    const bool s = isHostMat(c.statsOut), k = isHostMat(c.centroidsOut);
+    const bool s = c.statsOut.needed() && c.statsOut.kind() != _InputArray::CUDA_GPU_MAT;
+    const bool k = c.centroidsOut.needed() && c.centroidsOut.kind() != _InputArray::CUDA_GPU_MAT;
     if ((!s && !k) || c.resources.hostOutputs)
         return false;
     if (s && k && c.statsOut.getObj() == c.centroidsOut.getObj()) // one Mat for both: the staging's path decides

@@ -469,6 +469,34 @@ TEST(CUDACCA_Memory, HostStatsInPinnedMats)
             EXPECT_LE(pinned, 8) << "pinned Mats held by the caller";
         }
 
+        // One output a Mat, the other a HostMem or a GpuMat: each exact (the HostMem is not a pinned Mat to take, so
+        // both go the staging's way; a GpuMat is the device's).
+        {
+            const CCResult ref = cpuReference(few, 8);
+            const cv::cuda::GpuMat d(few);
+            cv::Mat ms, mc;
+            cv::cuda::HostMem hs, hc;
+            cv::cuda::GpuMat gs, gc;
+            auto host = [](const cv::cuda::GpuMat& g) { cv::Mat m; g.download(m); return m; };
+            int n = cv::cuda::connectedComponentsWithStats(d, labels, ms, hc, 8, CV_32S, path.algorithm);
+            EXPECT_EQ(ref.n, n);
+            EXPECT_TRUE(statsEqual(ref.stats, ms)) << "Mat stats with HostMem centroids";
+            EXPECT_TRUE(centroidsEqual(ref.centroids, hc.createMatHeader())) << "HostMem centroids with Mat stats";
+            n = cv::cuda::connectedComponentsWithStats(d, labels, hs, mc, 8, CV_32S, path.algorithm);
+            EXPECT_EQ(ref.n, n);
+            EXPECT_TRUE(statsEqual(ref.stats, hs.createMatHeader())) << "HostMem stats with Mat centroids";
+            EXPECT_TRUE(centroidsEqual(ref.centroids, mc)) << "Mat centroids with HostMem stats";
+            cv::Mat ms2, mc2;
+            n = cv::cuda::connectedComponentsWithStats(d, labels, ms2, gc, 8, CV_32S, path.algorithm);
+            EXPECT_EQ(ref.n, n);
+            EXPECT_TRUE(statsEqual(ref.stats, ms2)) << "Mat stats with GpuMat centroids";
+            EXPECT_TRUE(centroidsEqual(ref.centroids, host(gc))) << "GpuMat centroids with Mat stats";
+            n = cv::cuda::connectedComponentsWithStats(d, labels, gs, mc2, 8, CV_32S, path.algorithm);
+            EXPECT_EQ(ref.n, n);
+            EXPECT_TRUE(statsEqual(ref.stats, host(gs))) << "GpuMat stats with Mat centroids";
+            EXPECT_TRUE(centroidsEqual(ref.centroids, mc2)) << "Mat centroids with GpuMat stats";
+        }
+
         // Refused (CV_16U, too many labels): the Mats as they were, memory and contents.
         const cv::Mat sBefore = s.clone(), cBefore = c.clone();
         const uchar* const sAt = s.data;
