@@ -82,6 +82,22 @@ __global__ void barrierPassesKernel(int* data, int n, int passes)
     }
 }
 
+/** The launch of a pass over the data: 264 blocks of 256 threads on `s`, with the dependent-launch attribute `a`
+when `pdl`. */
+cudaLaunchConfig_t passConfig(cudaStream_t s, bool pdl, cudaLaunchAttribute& a)
+{
+    a = {};
+    a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    a.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t c = {};
+    c.gridDim = dim3(264);
+    c.blockDim = dim3(256);
+    c.stream = s;
+    c.attrs = &a;
+    c.numAttrs = pdl ? 1 : 0;
+    return c;
+}
+
 /** A kernel with as many argument bytes as FLSL's larger ones (a RunTable, pointers, sizes: about 100 bytes). */
 struct WideArgs
 {
@@ -151,15 +167,8 @@ void launchPassHandle(cudaStream_t s, int* data, int n, bool pdl)
         check(cudaGetKernel(&h, passKernel), "cudaGetKernel");
         return h;
     }();
-    cudaLaunchAttribute a = {};
-    a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    a.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t c = {};
-    c.gridDim = dim3(264);
-    c.blockDim = dim3(256);
-    c.stream = s;
-    c.attrs = &a;
-    c.numAttrs = pdl ? 1 : 0;
+    cudaLaunchAttribute a;
+    const cudaLaunchConfig_t c = passConfig(s, pdl, a);
     int p = pdl ? 1 : 0;
     void* args[] = { &data, &n, &p };
     check(cudaLaunchKernelExC(&c, reinterpret_cast<const void*>(k), args), "cudaLaunchKernelExC (handle)");
@@ -167,15 +176,8 @@ void launchPassHandle(cudaStream_t s, int* data, int n, bool pdl)
 
 void launchWidePass(cudaStream_t s, int* data, int n, bool pdl)
 {
-    cudaLaunchAttribute a = {};
-    a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    a.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t c = {};
-    c.gridDim = dim3(264);
-    c.blockDim = dim3(256);
-    c.stream = s;
-    c.attrs = &a;
-    c.numAttrs = pdl ? 1 : 0;
+    cudaLaunchAttribute a;
+    const cudaLaunchConfig_t c = passConfig(s, pdl, a);
     WideArgs w = {};
     w.data = data;
     w.n = n;
@@ -191,15 +193,8 @@ void launchBarrierPasses(cudaStream_t s, int* data, int n, int passes, int block
 
 void launchPass(cudaStream_t s, int* data, int n, bool pdl)
 {
-    cudaLaunchAttribute a = {};
-    a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    a.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t c = {};
-    c.gridDim = dim3(264);
-    c.blockDim = dim3(256);
-    c.stream = s;
-    c.attrs = &a;
-    c.numAttrs = pdl ? 1 : 0;
+    cudaLaunchAttribute a;
+    const cudaLaunchConfig_t c = passConfig(s, pdl, a);
     check(cudaLaunchKernelEx(&c, passKernel, data, n, pdl ? 1 : 0), "cudaLaunchKernelEx");
 }
 
@@ -231,16 +226,17 @@ int main()
 
     // Single operations, queued while the GPU is busy (the host's cost, not the GPU's): the clock runs around the
     // queueing only, the wait comes after.
-    auto busy = [&](const std::function<void()>& f) {
+    auto busy = [&](const std::function<void()>& f, cudaStream_t q = nullptr) {
+        q = q ? q : s;
         std::vector<double> t;
         for (int r = 0; r < 25; ++r)
         {
-            spinKernel<<<1, 1, 0, s>>>(spin / 20);
+            spinKernel<<<1, 1, 0, q>>>(spin / 20);
             const double t0 = nowUs();
             for (int k = 0; k < per; ++k)
                 f();
             t.push_back((nowUs() - t0) / per);
-            check(cudaStreamSynchronize(s), "sync");
+            check(cudaStreamSynchronize(q), "sync");
         }
         std::sort(t.begin(), t.end());
         return t[t.size() / 2];
@@ -260,23 +256,8 @@ int main()
     std::printf("%-52s %8.2f\n", "cudaLaunchKernelExC cudaKernel_t pass, PDL (busy)", busy([&] { launchPassHandle(s, d, n, true); }));
     std::printf("%-52s %8.2f\n", "cudaLaunchKernelEx ~100-byte args, PDL (busy)", busy([&] { launchWidePass(s, d, n, true); }));
     std::printf("%-52s %8.2f\n", "cudaLaunchKernelEx pass, PDL, again (GPU busy)", busy([&] { launchPass(s, d, n, true); }));
-    {
-        cudaStream_t legacy = cudaStreamLegacy;
-        std::printf("%-52s %8.2f\n", "cudaLaunchKernelEx pass, PDL, legacy stream (busy)", [&] {
-            std::vector<double> t;
-            for (int r = 0; r < 25; ++r)
-            {
-                spinKernel<<<1, 1, 0, legacy>>>(spin / 20);
-                const double t0 = nowUs();
-                for (int k = 0; k < per; ++k)
-                    launchPass(legacy, d, n, true);
-                t.push_back((nowUs() - t0) / per);
-                check(cudaStreamSynchronize(legacy), "sync");
-            }
-            std::sort(t.begin(), t.end());
-            return t[t.size() / 2];
-        }());
-    }
+    std::printf("%-52s %8.2f\n", "cudaLaunchKernelEx pass, PDL, legacy stream (busy)",
+                busy([&] { launchPass(cudaStreamLegacy, d, n, true); }, cudaStreamLegacy));
     std::printf("%-52s %8.2f\n", "cudaMallocFromPoolAsync+cudaFreeAsync 8 MB (busy)", busy([&] {
         void* p = nullptr;
         check(cudaMallocFromPoolAsync(&p, 8 << 20, pool, s), "mallocasync");
