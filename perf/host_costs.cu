@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include <cooperative_groups.h>
@@ -79,6 +80,32 @@ __global__ void barrierPassesKernel(int* data, int n, int passes)
             grid.sync();
         for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
             data[i] = data[i] * 3 + 1;
+    }
+}
+
+/** barrierPassesKernel's passes, then (flag not null) the one-launch kernel's wake-up of the host (one_launch.cu,
+signalDone): every thread fences its writes at system scope, and the last block to count itself in blocksDone
+sets the mapped *flag to 1. */
+__global__ void flagPassesKernel(int* data, int n, int passes, unsigned* blocksDone, int* flag)
+{
+    cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    if (flag && blockIdx.x == 0 && threadIdx.x == 0)
+        *blocksDone = 0;
+    for (int p = 0; p < passes; ++p)
+    {
+        grid.sync();
+        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+            data[i] = data[i] * 3 + 1;
+    }
+    if (!flag)
+        return;
+    __threadfence_system();
+    __syncthreads();
+    if (threadIdx.x == 0 && atomicAdd(blocksDone, 1u) == gridDim.x - 1)
+    {
+        __threadfence_system();
+        *static_cast<volatile int*>(flag) = 1;
+        __threadfence_system();
     }
 }
 
@@ -200,8 +227,10 @@ void launchPass(cudaStream_t s, int* data, int n, bool pdl)
 
 } // namespace
 
-int main()
+int main(int argc, char** argv)
 {
+    // "wake": only the last part (the host woken by the kernel against an event)
+    const bool wakeOnly = argc > 1 && std::string(argv[1]) == "wake";
     cudaStream_t s;
     check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
     cudaDeviceProp prop;
@@ -241,121 +270,174 @@ int main()
         std::sort(t.begin(), t.end());
         return t[t.size() / 2];
     };
-    int device = 0;
-    std::printf("%-52s %8.2f\n", "cudaGetDevice", median(reps, per, [&] { for (int k = 0; k < per; ++k) cudaGetDevice(&device); }));
-    int attr = 0;
-    std::printf("%-52s %8.2f\n", "cudaDeviceGetAttribute", median(reps, per, [&] {
-        for (int k = 0; k < per; ++k) cudaDeviceGetAttribute(&attr, cudaDevAttrMultiProcessorCount, 0); }));
-    std::printf("%-52s %8.2f\n", "<<<>>> empty kernel (GPU busy)", busy([&] { emptyKernel<<<1, 32, 0, s>>>(); }));
-    std::printf("%-52s %8.2f\n", "cudaLaunchKernelEx pass, no PDL (GPU busy)", busy([&] { launchPass(s, d, n, false); }));
-    std::printf("%-52s %8.2f\n", "cudaLaunchKernelEx pass, PDL (GPU busy)", busy([&] { launchPass(s, d, n, true); }));
-    // Launch paths (session 34): the driver's cuLaunchKernelEx with the function found once, the runtime with a
-    // kernel handle found once, and a kernel of about 100 argument bytes.
-    std::printf("%-52s %8.2f\n", "cuLaunchKernelEx pass, PDL, cached CUfunction (busy)", busy([&] { launchPassDriver(s, d, n, true); }));
-    std::printf("%-52s %8.2f\n", "cuLaunchKernelEx pass, no PDL, cached (busy)", busy([&] { launchPassDriver(s, d, n, false); }));
-    std::printf("%-52s %8.2f\n", "cudaLaunchKernelExC cudaKernel_t pass, PDL (busy)", busy([&] { launchPassHandle(s, d, n, true); }));
-    std::printf("%-52s %8.2f\n", "cudaLaunchKernelEx ~100-byte args, PDL (busy)", busy([&] { launchWidePass(s, d, n, true); }));
-    std::printf("%-52s %8.2f\n", "cudaLaunchKernelEx pass, PDL, again (GPU busy)", busy([&] { launchPass(s, d, n, true); }));
-    std::printf("%-52s %8.2f\n", "cudaLaunchKernelEx pass, PDL, legacy stream (busy)",
-                busy([&] { launchPass(cudaStreamLegacy, d, n, true); }, cudaStreamLegacy));
-    std::printf("%-52s %8.2f\n", "cudaMallocFromPoolAsync+cudaFreeAsync 8 MB (busy)", busy([&] {
-        void* p = nullptr;
-        check(cudaMallocFromPoolAsync(&p, 8 << 20, pool, s), "mallocasync");
-        check(cudaFreeAsync(p, s), "freeasync"); }));
-    std::printf("%-52s %8.2f\n", "cudaMemcpyAsync D2H 4 B pinned (busy)", busy([&] {
-        check(cudaMemcpyAsync(pinned, d, 4, cudaMemcpyDeviceToHost, s), "memcpy"); }));
-    std::printf("%-52s %8.2f\n", "cudaEventRecord (busy)", busy([&] { check(cudaEventRecord(e, s), "record"); }));
-    std::printf("%-52s %8.2f\n", "cudaMemsetAsync 4 B (busy)", busy([&] { check(cudaMemsetAsync(d, 0, 4, s), "memset"); }));
-    // A cooperative kernel of one wave of 1024-thread blocks (FLSL's chain kernel, tried in session 33): the host's
-    // cost of its launch, and on an idle GPU 8 passes over 4 MB with 7 grid barriers against 8 kernels.
+    if (!wakeOnly)
+    {
+        int device = 0;
+        std::printf("%-52s %8.2f\n", "cudaGetDevice", median(reps, per, [&] { for (int k = 0; k < per; ++k) cudaGetDevice(&device); }));
+        int attr = 0;
+        std::printf("%-52s %8.2f\n", "cudaDeviceGetAttribute", median(reps, per, [&] {
+            for (int k = 0; k < per; ++k) cudaDeviceGetAttribute(&attr, cudaDevAttrMultiProcessorCount, 0); }));
+        std::printf("%-52s %8.2f\n", "<<<>>> empty kernel (GPU busy)", busy([&] { emptyKernel<<<1, 32, 0, s>>>(); }));
+        std::printf("%-52s %8.2f\n", "cudaLaunchKernelEx pass, no PDL (GPU busy)", busy([&] { launchPass(s, d, n, false); }));
+        std::printf("%-52s %8.2f\n", "cudaLaunchKernelEx pass, PDL (GPU busy)", busy([&] { launchPass(s, d, n, true); }));
+        // Launch paths (session 34): the driver's cuLaunchKernelEx with the function found once, the runtime with a
+        // kernel handle found once, and a kernel of about 100 argument bytes.
+        std::printf("%-52s %8.2f\n", "cuLaunchKernelEx pass, PDL, cached CUfunction (busy)", busy([&] { launchPassDriver(s, d, n, true); }));
+        std::printf("%-52s %8.2f\n", "cuLaunchKernelEx pass, no PDL, cached (busy)", busy([&] { launchPassDriver(s, d, n, false); }));
+        std::printf("%-52s %8.2f\n", "cudaLaunchKernelExC cudaKernel_t pass, PDL (busy)", busy([&] { launchPassHandle(s, d, n, true); }));
+        std::printf("%-52s %8.2f\n", "cudaLaunchKernelEx ~100-byte args, PDL (busy)", busy([&] { launchWidePass(s, d, n, true); }));
+        std::printf("%-52s %8.2f\n", "cudaLaunchKernelEx pass, PDL, again (GPU busy)", busy([&] { launchPass(s, d, n, true); }));
+        std::printf("%-52s %8.2f\n", "cudaLaunchKernelEx pass, PDL, legacy stream (busy)",
+                    busy([&] { launchPass(cudaStreamLegacy, d, n, true); }, cudaStreamLegacy));
+        std::printf("%-52s %8.2f\n", "cudaMallocFromPoolAsync+cudaFreeAsync 8 MB (busy)", busy([&] {
+            void* p = nullptr;
+            check(cudaMallocFromPoolAsync(&p, 8 << 20, pool, s), "mallocasync");
+            check(cudaFreeAsync(p, s), "freeasync"); }));
+        std::printf("%-52s %8.2f\n", "cudaMemcpyAsync D2H 4 B pinned (busy)", busy([&] {
+            check(cudaMemcpyAsync(pinned, d, 4, cudaMemcpyDeviceToHost, s), "memcpy"); }));
+        std::printf("%-52s %8.2f\n", "cudaEventRecord (busy)", busy([&] { check(cudaEventRecord(e, s), "record"); }));
+        std::printf("%-52s %8.2f\n", "cudaMemsetAsync 4 B (busy)", busy([&] { check(cudaMemsetAsync(d, 0, 4, s), "memset"); }));
+        // A cooperative kernel of one wave of 1024-thread blocks (FLSL's chain kernel, tried in session 33): the host's
+        // cost of its launch, and on an idle GPU 8 passes over 4 MB with 7 grid barriers against 8 kernels.
+        {
+            int sms = 0, perSm = 0;
+            check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "sms");
+            check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, barrierPassesKernel, 1024, 0), "occupancy");
+            const int blocks = sms * perSm;
+            std::printf("%-52s %8.2f\n", "cudaLaunchCooperativeKernel 1 pass (GPU busy)",
+                        busy([&] { launchBarrierPasses(s, d, n, 1, blocks, 1024); }));
+            auto whole = [&](const std::function<void()>& f) {
+                return median(reps, 1, [&] {
+                    f();
+                    check(cudaStreamSynchronize(s), "sync");
+                });
+            };
+            for (int passes : { 1, 8 })
+                std::printf("%-52s %8.2f\n", passes == 1 ? "cooperative, 1 pass, whole call (idle GPU)"
+                                                         : "cooperative, 8 passes, 7 barriers, whole (idle GPU)",
+                            whole([&] { launchBarrierPasses(s, d, n, passes, blocks, 1024); }));
+            std::printf("%-52s %8.2f\n", "8 PDL kernels of 1 pass, whole call (idle GPU)", whole([&] {
+                            for (int k = 0; k < 8; ++k)
+                                launchPass(s, d, n, true);
+                        }));
+            std::printf("%-52s %8.2f\n", "8 PDL kernels, cuLaunchKernelEx, whole (idle GPU)", whole([&] {
+                            for (int k = 0; k < 8; ++k)
+                                launchPassDriver(s, d, n, true);
+                        }));
+        }
+
+        // An idle round trip: one empty kernel, event, wait.
+        std::printf("%-52s %8.2f\n", "empty kernel + record + event sync (idle GPU)", median(reps, 1, [&] {
+            emptyKernel<<<1, 32, 0, s>>>();
+            check(cudaEventRecord(e, s), "record");
+            check(cudaEventSynchronize(e), "esync"); }));
+
+        // A chain of 13 small kernels (a 2048^2 call has 12-14), then a copy, an event and the wait.
+        for (int chain : {13})
+        {
+            for (bool pdl : {false, true})
+            {
+                auto queue = [&](cudaStream_t q) {
+                    for (int k = 0; k < chain; ++k)
+                        launchPass(q, d, n, pdl);
+                    check(cudaMemcpyAsync(pinned, d, 4, cudaMemcpyDeviceToHost, q), "memcpy");
+                };
+                const double direct = median(reps, 1, [&] {
+                    queue(s);
+                    check(cudaEventRecord(e, s), "record");
+                    check(cudaEventSynchronize(e), "esync"); });
+                const double directQueue = busy([&] { queue(s); }) * per;
+                // The same chain captured once into a graph, replayed.
+                cudaStream_t cap;
+                check(cudaStreamCreateWithFlags(&cap, cudaStreamNonBlocking), "cap stream");
+                cudaGraph_t g;
+                check(cudaStreamBeginCapture(cap, cudaStreamCaptureModeThreadLocal), "begin");
+                queue(cap);
+                check(cudaStreamEndCapture(cap, &g), "end");
+                cudaGraphExec_t x;
+                check(cudaGraphInstantiate(&x, g, 0), "instantiate");
+                const double graph = median(reps, 1, [&] {
+                    check(cudaGraphLaunch(x, s), "graph launch");
+                    check(cudaEventRecord(e, s), "record");
+                    check(cudaEventSynchronize(e), "esync"); });
+                const double graphQueue = busy([&] { check(cudaGraphLaunch(x, s), "graph launch"); }) * per;
+                // Capture again each time and update the executable graph in place (parameters may change).
+                const double recapture = median(reps, 1, [&] {
+                    cudaGraph_t g2;
+                    check(cudaStreamBeginCapture(cap, cudaStreamCaptureModeThreadLocal), "begin");
+                    queue(cap);
+                    check(cudaStreamEndCapture(cap, &g2), "end");
+                    cudaGraphExecUpdateResultInfo info;
+                    check(cudaGraphExecUpdate(x, g2, &info), "update");
+                    check(cudaGraphDestroy(g2), "destroy");
+                });
+                const double instantiate = median(20, 1, [&] {
+                    cudaGraphExec_t y;
+                    check(cudaGraphInstantiate(&y, g, 0), "instantiate");
+                    check(cudaGraphExecDestroy(y), "exec destroy");
+                });
+                std::printf("chain of %d kernels, %s:\n", chain, pdl ? "PDL" : "no PDL");
+                std::printf("  %-50s %8.2f\n", "queued one by one, whole call (idle GPU)", direct);
+                std::printf("  %-50s %8.2f\n", "queued one by one, host part only (busy GPU)", directQueue);
+                std::printf("  %-50s %8.2f\n", "graph replay, whole call (idle GPU)", graph);
+                std::printf("  %-50s %8.2f\n", "graph launch, host part only (busy GPU)", graphQueue);
+                std::printf("  %-50s %8.2f\n", "capture + cudaGraphExecUpdate (host)", recapture);
+                std::printf("  %-50s %8.2f\n", "cudaGraphInstantiate (host)", instantiate);
+                check(cudaGraphExecDestroy(x), "exec destroy");
+                check(cudaGraphDestroy(g), "destroy");
+                check(cudaStreamDestroy(cap), "cap destroy");
+            }
+        }
+    } // !wakeOnly
+
+    // The host woken by the kernel (one_launch.cu, signalDone; cuda_check.cpp, waitForMappedWord): a
+    // cooperative kernel shaped as the one-launch kernel at 512^2 (2 blocks of 512 threads per multiprocessor,
+    // `passes` grid barriers and passes over 1 MB), the whole call on an idle GPU, waited for by an event recorded
+    // after it, or by the mapped flag that its last block sets (read in a loop, the event queried every 1024 reads).
     {
         int sms = 0, perSm = 0;
         check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "sms");
-        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, barrierPassesKernel, 1024, 0), "occupancy");
-        const int blocks = sms * perSm;
-        std::printf("%-52s %8.2f\n", "cudaLaunchCooperativeKernel 1 pass (GPU busy)",
-                    busy([&] { launchBarrierPasses(s, d, n, 1, blocks, 1024); }));
-        auto whole = [&](const std::function<void()>& f) {
-            return median(reps, 1, [&] {
-                f();
-                check(cudaStreamSynchronize(s), "sync");
-            });
-        };
-        for (int passes : { 1, 8 })
-            std::printf("%-52s %8.2f\n", passes == 1 ? "cooperative, 1 pass, whole call (idle GPU)"
-                                                     : "cooperative, 8 passes, 7 barriers, whole (idle GPU)",
-                        whole([&] { launchBarrierPasses(s, d, n, passes, blocks, 1024); }));
-        std::printf("%-52s %8.2f\n", "8 PDL kernels of 1 pass, whole call (idle GPU)", whole([&] {
-                        for (int k = 0; k < 8; ++k)
-                            launchPass(s, d, n, true);
-                    }));
-        std::printf("%-52s %8.2f\n", "8 PDL kernels, cuLaunchKernelEx, whole (idle GPU)", whole([&] {
-                        for (int k = 0; k < 8; ++k)
-                            launchPassDriver(s, d, n, true);
-                    }));
-    }
-
-    // An idle round trip: one empty kernel, event, wait.
-    std::printf("%-52s %8.2f\n", "empty kernel + record + event sync (idle GPU)", median(reps, 1, [&] {
-        emptyKernel<<<1, 32, 0, s>>>();
-        check(cudaEventRecord(e, s), "record");
-        check(cudaEventSynchronize(e), "esync"); }));
-
-    // A chain of 13 small kernels (a 2048^2 call has 12-14), then a copy, an event and the wait.
-    for (int chain : {13})
-    {
-        for (bool pdl : {false, true})
+        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, flagPassesKernel, 512, 0), "occupancy");
+        const int blocks = sms * std::min(perSm, 2), words = 1 << 18;
+        unsigned* blocksDone = nullptr;
+        check(cudaMalloc(&blocksDone, sizeof(unsigned)), "malloc");
+        int* flag = pinned + 64;
+        for (int passes : { 1, 5 })
         {
-            auto queue = [&](cudaStream_t q) {
-                for (int k = 0; k < chain; ++k)
-                    launchPass(q, d, n, pdl);
-                check(cudaMemcpyAsync(pinned, d, 4, cudaMemcpyDeviceToHost, q), "memcpy");
+            auto call = [&](bool signal, bool spinOnFlag) {
+                return median(1000, 1, [&] {
+                    int* f = signal ? flag : nullptr;
+                    *static_cast<volatile int*>(flag) = 0;
+                    void* args[] = { &d, const_cast<int*>(&words), &passes, &blocksDone, &f };
+                    check(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(flagPassesKernel), dim3(blocks), dim3(512),
+                                                      args, 0, s), "cooperative flag kernel");
+                    check(cudaEventRecord(e, s), "record");
+                    if (!spinOnFlag)
+                    {
+                        check(cudaEventSynchronize(e), "esync");
+                        return;
+                    }
+                    for (;;)
+                    {
+                        bool seen = false;
+                        for (int k = 0; k < 1024 && !seen; ++k)
+                            seen = *static_cast<volatile int*>(flag) != 0;
+                        if (seen || cudaEventQuery(e) != cudaErrorNotReady)
+                            break;
+                    }
+                });
             };
-            const double direct = median(reps, 1, [&] {
-                queue(s);
-                check(cudaEventRecord(e, s), "record");
-                check(cudaEventSynchronize(e), "esync"); });
-            const double directQueue = busy([&] { queue(s); }) * per;
-            // The same chain captured once into a graph, replayed.
-            cudaStream_t cap;
-            check(cudaStreamCreateWithFlags(&cap, cudaStreamNonBlocking), "cap stream");
-            cudaGraph_t g;
-            check(cudaStreamBeginCapture(cap, cudaStreamCaptureModeThreadLocal), "begin");
-            queue(cap);
-            check(cudaStreamEndCapture(cap, &g), "end");
-            cudaGraphExec_t x;
-            check(cudaGraphInstantiate(&x, g, 0), "instantiate");
-            const double graph = median(reps, 1, [&] {
-                check(cudaGraphLaunch(x, s), "graph launch");
-                check(cudaEventRecord(e, s), "record");
-                check(cudaEventSynchronize(e), "esync"); });
-            const double graphQueue = busy([&] { check(cudaGraphLaunch(x, s), "graph launch"); }) * per;
-            // Capture again each time and update the executable graph in place (parameters may change).
-            const double recapture = median(reps, 1, [&] {
-                cudaGraph_t g2;
-                check(cudaStreamBeginCapture(cap, cudaStreamCaptureModeThreadLocal), "begin");
-                queue(cap);
-                check(cudaStreamEndCapture(cap, &g2), "end");
-                cudaGraphExecUpdateResultInfo info;
-                check(cudaGraphExecUpdate(x, g2, &info), "update");
-                check(cudaGraphDestroy(g2), "destroy");
-            });
-            const double instantiate = median(20, 1, [&] {
-                cudaGraphExec_t y;
-                check(cudaGraphInstantiate(&y, g, 0), "instantiate");
-                check(cudaGraphExecDestroy(y), "exec destroy");
-            });
-            std::printf("chain of %d kernels, %s:\n", chain, pdl ? "PDL" : "no PDL");
-            std::printf("  %-50s %8.2f\n", "queued one by one, whole call (idle GPU)", direct);
-            std::printf("  %-50s %8.2f\n", "queued one by one, host part only (busy GPU)", directQueue);
-            std::printf("  %-50s %8.2f\n", "graph replay, whole call (idle GPU)", graph);
-            std::printf("  %-50s %8.2f\n", "graph launch, host part only (busy GPU)", graphQueue);
-            std::printf("  %-50s %8.2f\n", "capture + cudaGraphExecUpdate (host)", recapture);
-            std::printf("  %-50s %8.2f\n", "cudaGraphInstantiate (host)", instantiate);
-            check(cudaGraphExecDestroy(x), "exec destroy");
-            check(cudaGraphDestroy(g), "destroy");
-            check(cudaStreamDestroy(cap), "cap destroy");
+            // (each twice, interleaved: the spread between the two is the noise)
+            for (int round = 0; round < 2; ++round)
+            {
+                std::printf("cooperative %d x 512, %d barriers, round %d:\n", blocks, passes, round + 1);
+                std::printf("  %-50s %8.2f\n", "no flag, event sync", call(false, false));
+                std::printf("  %-50s %8.2f\n", "flag set, event sync", call(true, false));
+                std::printf("  %-50s %8.2f\n", "flag set, host reads the flag", call(true, true));
+            }
         }
+        check(cudaStreamSynchronize(s), "sync");
+        check(cudaFree(blocksDone), "free");
     }
     check(cudaDeviceSynchronize(), "final");
     return 0;
