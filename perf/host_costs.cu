@@ -84,9 +84,9 @@ __global__ void barrierPassesKernel(int* data, int n, int passes)
 }
 
 /** barrierPassesKernel's passes, then (flag not null) the one-launch kernel's wake-up of the host (one_launch.cu,
-signalDone): every thread fences its writes at system scope, and the last block to count itself in blocksDone
-sets the mapped *flag to 1. */
-__global__ void flagPassesKernel(int* data, int n, int passes, unsigned* blocksDone, int* flag)
+signalDone): the writes fenced at system scope (by every thread when fenceAll, else by each block's thread 0 after
+a barrier), and the last block to count itself in blocksDone sets the mapped *flag to 1. */
+__global__ void flagPassesKernel(int* data, int n, int passes, unsigned* blocksDone, int* flag, int fenceAll)
 {
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
     if (flag && blockIdx.x == 0 && threadIdx.x == 0)
@@ -99,13 +99,18 @@ __global__ void flagPassesKernel(int* data, int n, int passes, unsigned* blocksD
     }
     if (!flag)
         return;
-    __threadfence_system();
+    if (fenceAll)
+        __threadfence_system();
     __syncthreads();
-    if (threadIdx.x == 0 && atomicAdd(blocksDone, 1u) == gridDim.x - 1)
+    if (threadIdx.x == 0)
     {
         __threadfence_system();
-        *static_cast<volatile int*>(flag) = 1;
-        __threadfence_system();
+        if (atomicAdd(blocksDone, 1u) == gridDim.x - 1)
+        {
+            __threadfence_system();
+            *static_cast<volatile int*>(flag) = 1;
+            __threadfence_system();
+        }
     }
 }
 
@@ -404,11 +409,11 @@ int main(int argc, char** argv)
         int* flag = pinned + 64;
         for (int passes : { 1, 5 })
         {
-            auto call = [&](bool signal, bool spinOnFlag) {
+            auto call = [&](bool signal, bool spinOnFlag, int fenceAll = 0) {
                 return median(1000, 1, [&] {
                     int* f = signal ? flag : nullptr;
                     *static_cast<volatile int*>(flag) = 0;
-                    void* args[] = { &d, const_cast<int*>(&words), &passes, &blocksDone, &f };
+                    void* args[] = { &d, const_cast<int*>(&words), &passes, &blocksDone, &f, &fenceAll };
                     check(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(flagPassesKernel), dim3(blocks), dim3(512),
                                                       args, 0, s), "cooperative flag kernel");
                     check(cudaEventRecord(e, s), "record");
@@ -432,8 +437,10 @@ int main(int argc, char** argv)
             {
                 std::printf("cooperative %d x 512, %d barriers, round %d:\n", blocks, passes, round + 1);
                 std::printf("  %-50s %8.2f\n", "no flag, event sync", call(false, false));
-                std::printf("  %-50s %8.2f\n", "flag set, event sync", call(true, false));
-                std::printf("  %-50s %8.2f\n", "flag set, host reads the flag", call(true, true));
+                std::printf("  %-50s %8.2f\n", "flag (a fence per block), event sync", call(true, false));
+                std::printf("  %-50s %8.2f\n", "flag (a fence per block), host reads the flag", call(true, true));
+                std::printf("  %-50s %8.2f\n", "flag (a fence per thread), event sync", call(true, false, 1));
+                std::printf("  %-50s %8.2f\n", "flag (a fence per thread), host reads the flag", call(true, true, 1));
             }
         }
         check(cudaStreamSynchronize(s), "sync");
