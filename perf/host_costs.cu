@@ -1,7 +1,7 @@
 // host_costs: what the host pays per CUDA operation a cudacca call queues, and what a chain of small kernels
 // costs queued one by one against one CUDA graph (doc/benchmarks.md, "Host costs"). A diagnostic for choosing
 // how to cut a small call's fixed cost, not part of the benchmark protocol. Standalone:
-//   nvcc -O2 -std=c++17 -arch=sm_90 perf/host_costs.cu -o host_costs && ./host_costs
+//   nvcc -O2 -std=c++17 -arch=sm_90 perf/host_costs.cu -o host_costs && ./host_costs   (./host_costs wake: the last part only)
 // Prints one line per measurement: name, median us over the repetitions (host clock).
 
 #include <algorithm>
@@ -83,8 +83,8 @@ __global__ void barrierPassesKernel(int* data, int n, int passes)
     }
 }
 
-/** barrierPassesKernel's passes, then (flag not null) the one-launch kernel's wake-up of the host (one_launch.cu,
-signalDone): the writes fenced at system scope (by every thread when fenceAll, else by each block's thread 0 after
+/** barrierPassesKernel's passes, then (flag not null) the one-launch kernel's wake-up of the host as tried in session
+35 (branch issue13-wake-flag, one_launch.cu's signalDone; dropped): the writes fenced at system scope (by every thread when fenceAll, else by each block's thread 0 after
 a barrier), and the last block to count itself in blocksDone sets the mapped *flag to 1. */
 __global__ void flagPassesKernel(int* data, int n, int passes, unsigned* blocksDone, int* flag, int fenceAll)
 {
@@ -395,7 +395,8 @@ int main(int argc, char** argv)
         }
     } // !wakeOnly
 
-    // The host woken by the kernel (one_launch.cu, signalDone; cuda_check.cpp, waitForMappedWord): a
+    // The host woken by the kernel (branch issue13-wake-flag: one_launch.cu's signalDone, cuda_check.cpp's
+    // waitForMappedWord; dropped, doc/benchmarks.md "The host woken by the kernel"): a
     // cooperative kernel shaped as the one-launch kernel at 512^2 (2 blocks of 512 threads per multiprocessor,
     // `passes` grid barriers and passes over 1 MB), the whole call on an idle GPU, waited for by an event recorded
     // after it, or by the mapped flag that its last block sets (read in a loop, the event queried every 1024 reads).

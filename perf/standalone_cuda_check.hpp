@@ -1,8 +1,7 @@
 // This file is part of cudacca, an OpenCV extra module.
 // It is subject to the license terms in the LICENSE file found in the top-level directory.
 
-// The module's checkCuda and waitForMappedWord (cuda_check.hpp; defined with OpenCV's error handling in
-// cuda_check.cpp) for the
+// The module's checkCuda (cuda_check.hpp; defined with OpenCV's error handling in cuda_check.cpp) for the
 // standalone tools of perf/ that compile module sources without OpenCV: a failed CUDA call prints what failed
 // and ends the program with exit code 2. Include it before the module's sources, once per program.
 
@@ -11,7 +10,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <type_traits>
 
 #include <cuda_runtime.h>
 
@@ -22,30 +20,6 @@ void checkCuda(cudaError_t status, const char* what)
     {
         std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(status));
         std::exit(2);
-    }
-}
-
-/** The module's waitForMappedWord (cuda_check.cpp), without its blocking-sync case: reads the word until it is no
-longer `unset`, querying `done` between rounds (an error ends the program). */
-template <typename Done>
-int waitForMappedWord(const int* word, int unset, Done done, const char* what)
-{
-    const volatile int* const w = word;
-    for (;;)
-    {
-        for (int k = 0; k < 1024; ++k)
-            if (*w != unset)
-                return *w;
-        cudaError_t q;
-        if constexpr (std::is_same<Done, cudaEvent_t>::value)
-            q = cudaEventQuery(done);
-        else
-            q = cudaStreamQuery(done);
-        if (q != cudaErrorNotReady)
-        {
-            checkCuda(q, what);
-            return *w;
-        }
     }
 }
 }}} // namespace cv::cuda::cudacca

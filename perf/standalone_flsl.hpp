@@ -129,7 +129,6 @@ struct Ranked
         uint64_t keep = UINT64_MAX;
         checkCuda(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "cudaMemPoolSetAttribute");
         image = { dImg, static_cast<size_t>(side), side, side };
-        *static_cast<volatile int*>(hScratch) = -1; // (labelAndRank's contract: unset)
         labeling.labelAndRank(image, 8, false, dCount, hScratch, cv::cuda::cudacca::RunLabeling::TableHome{}, stream);
         checkCuda(cudaStreamSynchronize(stream), "labelAndRank");
         return true;

@@ -169,7 +169,7 @@ void downloadIfHost(OutputArray out, const GpuMat& d, Stream& stream, bool& wait
     waitNeeded = true;
 }
 
-/** Pinned ints of this host thread (kPinnedCountWords) for the component count: a copy into pageable memory would return
+/** A pinned int of this host thread for the component count: a copy into pageable memory would return
 only once the stream had reached it, so nothing could be queued behind it while the host waits. Kept for
 the thread's life (portable: any device). Known limit: a cudaDeviceReset() by the application frees it
 behind our back; a ConnectedComponentsAnalyzer owns its own instead. */
@@ -184,8 +184,7 @@ int* pinnedCount()
     if (!slot.p)
     {
         countPinnedAllocation();
-        checkCuda(cudaHostAlloc(reinterpret_cast<void**>(&slot.p), sizeof(int) * kPinnedCountWords,
-                                cudaHostAllocPortable | cudaHostAllocMapped),
+        checkCuda(cudaHostAlloc(reinterpret_cast<void**>(&slot.p), sizeof(int), cudaHostAllocPortable | cudaHostAllocMapped),
                   "cudaHostAlloc (component count)");
     }
     return slot.p;
@@ -214,28 +213,18 @@ cudaEvent_t countEvent()
     return slot.e;
 }
 
-/** What r.pinnedCount holds until the ranking has written N (N >= 0). */
-constexpr int kCountUnset = -1;
-
-/** r.pinnedCount, unset: passed to the work that writes N, as it is queued (waitForComponentCount waits for the
-change). */
-int* unsetPinnedCount(const CallResources& r)
-{
-    *static_cast<volatile int*>(r.pinnedCount) = kCountUnset; // (the last wait made the device done with it)
-    return r.pinnedCount;
-}
-
-/** The number of foreground components: the pipeline's synchronization. The ranking writes it to r.pinnedCount
-(mapped pinned memory, unsetPinnedCount's) itself: no copy between the kernels, whose chain of dependent launches a
-copy would break (H100, 2048^2: 0.86-0.92 of the time, doc/benchmarks.md). An event is queued, then `meanwhile()`
-queues work that does not depend on N (the GPU does it while the host waits), then the host reads the count until
-it is written (waitForMappedWord; the event is its fallback). */
+/** The number of foreground components: the pipeline's synchronization. The ranking has written it to
+r.pinnedCount (mapped pinned memory) itself: no copy between the kernels, whose chain of dependent launches a
+copy would break (H100, 2048^2: 0.86-0.92 of the time, doc/benchmarks.md). An event is queued, then
+`meanwhile()` queues work that does not depend on N (the GPU does it while the host waits), then the host waits
+for the event only (not the stream). */
 template <typename Meanwhile>
 int waitForComponentCount(cudaStream_t s, const CallResources& r, Meanwhile&& meanwhile)
 {
     checkCuda(cudaEventRecord(r.countReady, s), "cudaEventRecord (component count)");
     meanwhile();
-    return waitForMappedWord(r.pinnedCount, kCountUnset, r.countReady, "the wait for the component count");
+    checkCuda(cudaEventSynchronize(r.countReady), "cudaEventSynchronize (component count)");
+    return *r.pinnedCount;
 }
 
 /** The statistics of every label in the CPU's layout, into the caller's outputs or buffers of ours. */
@@ -301,8 +290,7 @@ int forestPipeline(Call& c, const AlgorithmInstance& algo, const BinaryImage& im
     const size_t rankBytes = rankScratchBytes(size.height, size.width);
     char* rankMemory = static_cast<char*>(rankBuffer.allocate(256 + rankBytes, s));
     void* rankScratch = rankMemory + 256;
-    compressAndRank(forest, rankScratch, rankBytes, reinterpret_cast<int*>(rankMemory), s, nullptr,
-                    unsetPinnedCount(c.resources));
+    compressAndRank(forest, rankScratch, rankBytes, reinterpret_cast<int*>(rankMemory), s, nullptr, c.resources.pinnedCount);
 
     // N sizes stats and centroids and is the return value; the ranking wrote it to the host itself.
     const int labelCount = waitForComponentCount(s, c.resources, [] {}) + 1;
@@ -371,7 +359,7 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
             home.bytes = static_cast<size_t>(c.labels.rows) * c.labels.cols * sizeof(int);
         }
     }
-    runs.labelAndRank(image, c.connectivity, c.wantStats, d_componentCount, unsetPinnedCount(c.resources), home, s);
+    runs.labelAndRank(image, c.connectivity, c.wantStats, d_componentCount, c.resources.pinnedCount, home, s);
 
     auto writeLabels = [&](int type) {
         if (!labelsFirst)
@@ -709,12 +697,10 @@ int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
             o.centroidsHost = static_cast<double*>(pinned.take(sizeof(double) * 2 * o.hostRows));
     }
     o.count = r.pinnedCount;
-    o.done = r.pinnedCount + 1;
-    *static_cast<volatile int*>(o.done) = 0; // (the last call's kernel set it and has finished writing: we waited)
 
     oneLaunch(image, c.connectivity, scratch, o, std::numeric_limits<double>::quiet_NaN(), s);
     checkCuda(cudaEventRecord(r.countReady, s), "cudaEventRecord (one launch)");
-    waitForMappedWord(o.done, 0, r.countReady, "the wait for the one-launch kernel");
+    checkCuda(cudaEventSynchronize(r.countReady), "cudaEventSynchronize (one launch)");
     const int labelCount = *r.pinnedCount + 1;
     checkLabelCount(labelCount, ltype, c.statsOut, c.centroidsOut);
 

@@ -130,7 +130,7 @@ public:
 
     size_t getMemoryBytes() const CV_OVERRIDE
     {
-        return arena_.bytes() + pinned_.bytes() + asyncBytes_ + (count_ ? sizeof(int) * kPinnedCountWords : 0);
+        return arena_.bytes() + pinned_.bytes() + asyncBytes_ + (count_ ? sizeof(int) : 0);
     }
 
     void releaseMemory() CV_OVERRIDE
@@ -151,8 +151,7 @@ private:
         if (count_)
             return;
         countPinnedAllocation();
-        checkCuda(cudaHostAlloc(reinterpret_cast<void**>(&count_), sizeof(int) * kPinnedCountWords,
-                                cudaHostAllocPortable | cudaHostAllocMapped),
+        checkCuda(cudaHostAlloc(reinterpret_cast<void**>(&count_), sizeof(int), cudaHostAllocPortable | cudaHostAllocMapped),
                   "cudaHostAlloc (analyzer count)");
         checkCuda(cudaEventCreateWithFlags(&countReady_, cudaEventDisableTiming), "cudaEventCreateWithFlags (analyzer)");
     }

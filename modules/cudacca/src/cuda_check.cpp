@@ -3,8 +3,6 @@
 
 #include "precomp.hpp"
 
-#include <atomic>
-
 namespace cv { namespace cuda { namespace cudacca {
 
 void checkCuda(cudaError_t status, const char* what)
@@ -20,72 +18,6 @@ void checkCuda(cudaError_t status, const char* what)
         CV_Error_(Error::GpuApiCallError, ("cudacca: %s failed: %s (%s)", what, cudaGetErrorString(status),
                                            cudaGetErrorName(status)));
     }
-}
-
-namespace {
-
-/** Whether the current device's context waits by spinning (the default scheduling) rather than blocking the
-host thread (cudaDeviceScheduleBlockingSync, set by the application). Cached per host thread and device. */
-bool deviceWaitsBySpinning()
-{
-    thread_local int cachedDevice = -1;
-    thread_local bool spins = true;
-    int device = 0;
-    checkCuda(cudaGetDevice(&device), "cudaGetDevice");
-    if (device != cachedDevice)
-    {
-        unsigned flags = 0;
-        checkCuda(cudaGetDeviceFlags(&flags), "cudaGetDeviceFlags");
-        spins = (flags & cudaDeviceScheduleMask) != cudaDeviceScheduleBlockingSync;
-        cachedDevice = device;
-    }
-    return spins;
-}
-
-cudaError_t query(cudaEvent_t e) { return cudaEventQuery(e); }
-cudaError_t query(cudaStream_t s) { return cudaStreamQuery(s); }
-cudaError_t synchronize(cudaEvent_t e) { return cudaEventSynchronize(e); }
-cudaError_t synchronize(cudaStream_t s) { return cudaStreamSynchronize(s); }
-
-template <typename Done>
-int waitForWord(const int* word, int unset, Done done, const char* what)
-{
-    const volatile int* const w = word;
-    if (!deviceWaitsBySpinning())
-    {
-        checkCuda(synchronize(done), what);
-        return *w;
-    }
-    for (;;)
-    {
-        for (int k = 0; k < 1024; ++k)
-        {
-            const int v = *w;
-            if (v != unset)
-            {
-                std::atomic_thread_fence(std::memory_order_acquire); // (what the writer wrote before it: after)
-                return v;
-            }
-        }
-        const cudaError_t q = query(done);
-        if (q != cudaErrorNotReady)
-        {
-            checkCuda(q, what);
-            return *w;
-        }
-    }
-}
-
-} // namespace
-
-int waitForMappedWord(const int* word, int unset, cudaEvent_t done, const char* what)
-{
-    return waitForWord(word, unset, done, what);
-}
-
-int waitForMappedWord(const int* word, int unset, cudaStream_t done, const char* what)
-{
-    return waitForWord(word, unset, done, what);
 }
 
 }}} // namespace cv::cuda::cudacca

@@ -68,10 +68,9 @@ public:
                cudaStream_t stream) override;
 
     /** Labels the runs of `image` and ranks their roots in raster order; queues the number of foreground
-    components into *d_componentCount (device memory) and into *h_scratch, a mapped pinned host int that holds -1
-    (unset) when called: the host may read N once the word has changed (waitForMappedWord) or an event recorded
-    after this call's work has completed. May wait once (to size the run table) for the run count, written
-    through `h_scratch` the same way; it leaves the word unset again for N. `image` must stay valid until the
+    components into *d_componentCount (device memory) and into *h_scratch, a mapped pinned host int, which the
+    host may read once an event recorded after this call's work has completed. May wait on the stream once (to
+    size the run table), reading the run count through `h_scratch`. `image` must stay valid until the
     call's analysis is queued. With a `home`, the run table (its parents, then its ranks) lives there;
     the labels must then be written into that image, in two parts (writeLabels, finishLabels). */
     virtual void labelAndRank(const BinaryImage& image, int connectivity, bool wantStats, int* d_componentCount,

@@ -52,10 +52,6 @@ struct OneLaunchOutputs
     double* centroidsHost = nullptr;
     int hostRows = 0;
     int* count = nullptr;          //!< mapped host int: the number of foreground components (null: none)
-    /** Mapped host int (null: none; not in a batch) that the kernel's last block sets to 1 once every output
-    above is written and visible, host and device (the host sets it to 0 before the launch and waits for it:
-    waitForMappedWord). */
-    int* done = nullptr;
     /** Device ints (null: none), applyAsync's count: [0] = the number of labels, background included;
     [1] = 0 when every output was written, 1 when stats and centroids were not (more labels than `capacity`),
     2 when nothing but these counts was (more labels than `maxLabel`). */

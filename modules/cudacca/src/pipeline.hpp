@@ -15,16 +15,11 @@
 
 namespace cv { namespace cuda { namespace cudacca {
 
-/** The mapped pinned ints of a call (CallResources::pinnedCount): N, then the one-launch kernel's done flag. */
-constexpr int kPinnedCountWords = 2;
-
 struct CallResources
 {
     const AlgorithmRow* row = nullptr;      //!< the call's algorithm (CCA_DEFAULT resolved)
     AlgorithmInstance* algorithm = nullptr; //!< its stages for the call's connectivity; null: made when needed
-    /** Pinned host ints (kPinnedCountWords, mapped: the kernels write them): [0] N, [1] the one-launch kernel's
-    done flag (OneLaunchOutputs::done). */
-    int* pinnedCount = nullptr;
+    int* pinnedCount = nullptr;             //!< pinned host int that N is written to (mapped: the kernels write it)
     cudaEvent_t countReady = nullptr;      //!< recorded after the work that writes N; the host waits on it
     /** An analyzer's memory: stats and centroids that the caller's arrays cannot take are handed out from
     here (device: `arena`, host: `hostOutputs`) instead of allocated. Null for the free function. */

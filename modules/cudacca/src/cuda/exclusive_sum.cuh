@@ -71,10 +71,7 @@ singleBlockExclusiveSumKernel(const T* in, T* out, int n, T* total, T* hostTotal
         if (total)
             *total = carry;
         if (hostTotal)
-        {
             *hostTotal = carry;
-            __threadfence_system(); // (sent now: the host reads it in a loop, waitForMappedWord)
-        }
     }
 }
 

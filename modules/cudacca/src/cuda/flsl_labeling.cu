@@ -1206,9 +1206,8 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
         runs_ = bound;
     else
     {
-        // (h_scratch came unset, -1: labelAndRank's contract; the count is less than 2^31)
-        runs_ = static_cast<unsigned>(waitForMappedWord(h_scratch, -1, stream, "the wait for FLSL's run count"));
-        *static_cast<volatile int*>(h_scratch) = -1; // unset again for N (the scan that wrote it is done with it)
+        checkCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (FLSL run count)");
+        runs_ = static_cast<unsigned>(*h_scratch);
     }
     if (runs_ == 0)
     {

@@ -73,7 +73,6 @@ struct Params
     BinaryImage image; //!< a batch: rows = frames * paddedRows, cols = the frames' (data unused)
     int* forest;      //!< rows * cols slots, dense (index y * cols + x)
     int* blockRoots;  //!< one count per block
-    unsigned* blocksDone = nullptr; //!< the blocks that have finished (signalDone; used when out.done is given)
     /** A bit per pixel, word y * wordsPerRow + x / 32, bit x % 32: phase 1 marks the tile roots, phase 3 leaves
     only the roots of the whole forest (the components' first pixels), which phase 4 ranks. */
     unsigned* rootBits;
@@ -394,14 +393,10 @@ __device__ __forceinline__ void labelTiles(const Params& p, int* tile)
     }
 }
 
-/** Phases 1-6 (the kernel below adds the host's wake-up). Every return is taken by the whole grid (the conditions
-are the same in every block), so every block then reaches signalDone with all its threads. */
 template <int kConnectivity, typename LabelT, bool kStats, bool kBatch>
-__device__ __forceinline__ void oneLaunchPhases(const Params& p)
+__global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
 {
     cg::grid_group grid = cg::this_grid();
-    if (p.out.done && blockIdx.x == 0 && threadIdx.x == 0)
-        *p.blocksDone = 0; // (before phase 1's barrier: no block counts itself done before it)
     CUDACCA_ONE_LAUNCH_PHASE_END(0);
     const int rows = p.image.rows, cols = p.image.cols;
     const int chunksPerRow = (cols + kWarpSize - 1) / kWarpSize;
@@ -791,40 +786,6 @@ __device__ __forceinline__ void oneLaunchPhases(const Params& p)
     CUDACCA_ONE_LAUNCH_PHASE_END(6);
 }
 
-/** The host's wake-up (OneLaunchOutputs::done): the last block to finish writes 1 to *done, after every
-thread's writes. A block's threads meet at a barrier, then its thread 0 fences at system scope and counts the
-block in blocksDone; the block that counts last fences again and writes the flag. A fence after a barrier orders
-the writes of the whole block that the barrier made visible to the fencing thread (fences are cumulative in the
-PTX memory model; cooperative groups' grid.sync relies on the same, one thread's __threadfence after
-__syncthreads), and the count carries them on to the last block. So when the host reads 1, every output of the
-kernel (labels, statistics, N; device or mapped host memory) is visible to it and to the device, and the kernel
-touches no memory any more (its blocks only exit). The host waits on that instead of an event recorded after the
-kernel, which completes only once the whole grid has drained. A fence by every thread instead of one per block
-cost the kernel about 4 us (doc/benchmarks.md, "The host woken by the kernel"). */
-__device__ __forceinline__ void signalDone(const Params& p)
-{
-    if (!p.out.done)
-        return;
-    __syncthreads();
-    if (threadIdx.x == 0)
-    {
-        __threadfence_system();
-        if (atomicAdd(p.blocksDone, 1u) == gridDim.x - 1)
-        {
-            __threadfence_system();
-            *static_cast<volatile int*>(p.out.done) = 1;
-            __threadfence_system(); // (sends it now)
-        }
-    }
-}
-
-template <int kConnectivity, typename LabelT, bool kStats, bool kBatch>
-__global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
-{
-    oneLaunchPhases<kConnectivity, LabelT, kStats, kBatch>(p);
-    signalDone(p);
-}
-
 struct DeviceInfo
 {
     int device = -1;
@@ -950,9 +911,9 @@ bool oneLaunchAvailable(int rows, int cols)
 
 size_t oneLaunchScratchBytes(int rows, int cols, int connectivity, bool wantStats)
 {
-    // per-block counts (at most one block per kThreads pixels), then blocksDone
+    // per-block counts: at most one block per kThreads pixels
     const size_t blocks = static_cast<size_t>(rows) * cols / kThreads + 1;
-    return forestBytes(rows, cols) + alignUp(sizeof(int) * (blocks + 1)) + rootBitsBytes(rows, cols) +
+    return forestBytes(rows, cols) + alignUp(sizeof(int) * blocks) + rootBitsBytes(rows, cols) +
            (wantStats ? statsAccumulatorBytes(oneLaunchLabelBound(rows, cols, connectivity)) : 0);
 }
 
@@ -965,9 +926,7 @@ void oneLaunch(const BinaryImage& image, int connectivity, void* scratch, const 
     p.forest = reinterpret_cast<int*>(s);
     s += forestBytes(image.rows, image.cols);
     p.blockRoots = reinterpret_cast<int*>(s);
-    const size_t blocks = static_cast<size_t>(image.rows) * image.cols / kThreads + 1;
-    p.blocksDone = reinterpret_cast<unsigned*>(p.blockRoots + blocks);
-    s += alignUp(sizeof(int) * (blocks + 1));
+    s += alignUp(sizeof(int) * (static_cast<size_t>(image.rows) * image.cols / kThreads + 1));
     p.rootBits = reinterpret_cast<unsigned*>(s);
     p.wordsPerRow = wordsPerRow(image.cols);
     s += rootBitsBytes(image.rows, image.cols);
