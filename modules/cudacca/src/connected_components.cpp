@@ -615,6 +615,32 @@ int pinnedAllocRows(int rows)
     return std::max(r, rows);
 }
 
+/** The free function's pipelines take their buffers from this thread's kept arena (threadKeptArena, which also
+holds the one-launch path's scratch) on images of at most this many pixels. A call there is mostly the host's
+queueing (H100, 2048^2: about 40 us of launches, doc/benchmarks.md "The host's timeline of a 2048^2 call"), to
+which each pool allocation and free added about 1 us, six times a call, and where the pool placed them made the
+free function's steady latency depend on what ran before ("The free function's first latency row"). Larger images
+keep the pool's buffers: their kernels dominate, and an arena holds the sum of a call's buffers, not their peak
+(issue 12's <= 1 byte per pixel at 4096^2). */
+constexpr long long kKeptPipelineMaxPixels = 1ll << 22;
+
+/** What the pool's limit must allow per pixel for the arena to be kept (a pipeline call's buffers at 2048^2: about
+2.5 bytes per pixel with GpuMat outputs, up to 10 with tens of thousands of labels and host outputs). */
+constexpr size_t kKeptPipelineBytesPerPixel = 16;
+
+/** This thread's kept arena for a pipeline call on `image` (null: the pool's buffers, as for large images); when the
+pool's limit came down below what the arena would keep, the arena is given back first (on `s`). */
+Arena* keptPipelineArena(const BinaryImage& image, cudaStream_t s)
+{
+    const long long pixels = static_cast<long long>(image.rows) * image.cols;
+    if (pixels > kKeptPipelineMaxPixels)
+        return nullptr;
+    if (static_cast<size_t>(pixels) * kKeptPipelineBytesPerPixel <= getConnectedComponentsPoolLimit())
+        return &threadKeptArena();
+    threadKeptArena().release(s);
+    return nullptr;
+}
+
 /** CCA_DEFAULT on a small image (one_launch.hpp): one kernel, one wait. Returns the number of labels. */
 int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
 {
@@ -966,6 +992,11 @@ int cudacca::connectedComponents(InputArray _image, OutputArray _labels, OutputA
     const BinaryImage image = binaryImageOf(deviceImage(_image, imageBuffer, stream));
     if (r.defaultAlgorithm && !c.sizeCheckedLate && oneLaunchAvailable(image.rows, image.cols))
         return oneLaunchPipeline(c, image, stream);
+    // The free function's buffers from this thread's kept arena on images that small, as an analyzer's from its own
+    // (keptPipelineArena): no pool allocation per call. (Never views of it: r.arena stays null.)
+    Arena* const kept = r.arena ? nullptr : keptPipelineArena(image, c.stream);
+    const ArenaCall keptCall(kept, c.stream);
+    const ArenaScope keptScope(kept);
     AlgorithmInstance instance;
     if (!r.algorithm)
         instance = instantiate(*r.row, connectivity);

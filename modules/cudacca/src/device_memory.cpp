@@ -123,7 +123,11 @@ void StreamBuffer::release()
     fromArena_ = false;
 }
 
-ArenaScope::ArenaScope(Arena& arena) : previous_(currentArena) { currentArena = &arena; }
+ArenaScope::ArenaScope(Arena* arena) : previous_(currentArena)
+{
+    if (arena)
+        currentArena = arena;
+}
 ArenaScope::~ArenaScope() { currentArena = previous_; }
 
 Arena::~Arena()

@@ -116,11 +116,13 @@ private:
     size_t retiredSize_ = 0;
 };
 
-/** Routes this thread's StreamBuffer allocations to `arena` for its lifetime (one call of the analyzer). */
+/** Routes this thread's StreamBuffer allocations to `arena` for its lifetime (one call of the analyzer, or of the
+free function with its kept arena). A null `arena` routes nothing. */
 class ArenaScope
 {
 public:
-    explicit ArenaScope(Arena& arena);
+    explicit ArenaScope(Arena& arena) : ArenaScope(&arena) {}
+    explicit ArenaScope(Arena* arena);
     ~ArenaScope();
     ArenaScope(const ArenaScope&) = delete;
     ArenaScope& operator=(const ArenaScope&) = delete;
@@ -141,7 +143,8 @@ once its buffers are freed, so that the failed call holds nothing. */
 void trimTemporaryPool() noexcept;
 
 /** The device memory that the free function keeps between its calls on this host thread and the current device
-(the one-launch path's scratch, connected_components.cpp), as an analyzer keeps its own: chunks of cudacca's
+(the one-launch path's scratch, and the pipelines' buffers on images of up to 2^22 pixels: connected_components.cpp),
+as an analyzer keeps its own: chunks of cudacca's
 pool, counted by getConnectedComponentsPoolBytes(), given back by releaseConnectedComponentsPool() on this
 thread (and by trimTemporaryPool()), or at the thread's end. One call at a time: the thread's. */
 Arena& threadKeptArena();

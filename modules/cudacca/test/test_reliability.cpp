@@ -328,38 +328,68 @@ TEST(CUDACCA_Memory, PoolKeepsUpToItsLimit)
 
 TEST(CUDACCA_Memory, FreeFunctionKeepsItsSmallImageScratch)
 {
-    // CCA_DEFAULT on a small image (the one-launch path): the free function keeps its device scratch between calls
-    // on this thread, so that a steady stream of calls asks CUDA for no memory; releaseConnectedComponentsPool()
-    // gives it back, and with a pool limit of 0 nothing is kept. Results exact throughout, on two streams.
+    // On images of up to 2^22 pixels the free function keeps its device buffers between calls on this thread (the
+    // one-launch path's scratch, and the pipelines' buffers), so that a steady stream of calls asks CUDA for no
+    // memory; releaseConnectedComponentsPool() gives them back, and with a pool limit of 0 nothing is kept. Results
+    // exact throughout, on two streams; GpuMat and host Mat outputs. The one-launch path (CCA_DEFAULT, 512x384), the
+    // run pipeline (CCA_DEFAULT, 2048x2048; CCA_FLSL_OTF with its run count wait, 1024x768) and the forest pipeline
+    // (CCA_BKE, 640x480).
     skipIfNoCudaDevice();
     std::mt19937 rng(testSeed());
-    const cv::Mat img = randomBlockImage(cv::Size(512, 384), 0.5, 1, rng);
-    const CCResult ref = cpuReference(img, 8);
-    cv::cuda::GpuMat d, l, s, c;
-    d.upload(img);
-    cv::cuda::Stream streams[2];
-    const size_t before = cv::cuda::getConnectedComponentsPoolLimit();
-    auto callAndWait = [&](int k, const char* what) {
-        SCOPED_TRACE(what);
-        const int n = cv::cuda::connectedComponentsWithStats(d, l, s, c, 8, CV_32S, cv::cuda::CCA_DEFAULT, streams[k % 2]);
-        streams[k % 2].waitForCompletion();
-        EXPECT_TRUE(matchesCpu(ref, CV_32S, download(n, l, s, c)));
+    struct Path
+    {
+        const char* what;
+        int algorithm;
+        cv::Size size;
     };
-    cv::cuda::setConnectedComponentsPoolLimit(size_t(1) << 30);
-    callAndWait(0, "first call");
-    const size_t allocations = cv::cuda::cudacca::cudaAllocationCount();
-    for (int k = 1; k <= 6; ++k)
-        callAndWait(k, "steady calls, alternating streams");
-    EXPECT_EQ(0u, cv::cuda::cudacca::cudaAllocationCount() - allocations) << "cudacca's device or pinned allocations";
-    EXPECT_GT(cv::cuda::getConnectedComponentsPoolBytes(), 0u) << "the scratch is kept";
-    cv::cuda::releaseConnectedComponentsPool();
-    EXPECT_EQ(0u, cv::cuda::getConnectedComponentsPoolBytes()) << "after releaseConnectedComponentsPool()";
-    callAndWait(7, "after the release");
-    cv::cuda::setConnectedComponentsPoolLimit(0);
-    callAndWait(8, "limit 0");
-    EXPECT_EQ(0u, cv::cuda::getConnectedComponentsPoolBytes()) << "limit 0: nothing kept after a synchronization";
-    cv::cuda::setConnectedComponentsPoolLimit(before);
-    cv::cuda::releaseConnectedComponentsPool();
+    const Path paths[] = { { "one launch", cv::cuda::CCA_DEFAULT, cv::Size(512, 384) },
+                           { "run pipeline", cv::cuda::CCA_DEFAULT, cv::Size(2048, 2048) },
+                           { "run pipeline, run count", cv::cuda::CCA_FLSL_OTF, cv::Size(1024, 768) },
+                           { "forest pipeline", cv::cuda::CCA_BKE, cv::Size(640, 480) } };
+    const size_t before = cv::cuda::getConnectedComponentsPoolLimit();
+    for (const Path& path : paths)
+        for (bool hostOutputs : { false, true })
+        {
+            SCOPED_TRACE(cv::format("%s, %s outputs", path.what, hostOutputs ? "host Mat" : "GpuMat"));
+            const cv::Mat img = randomBlockImage(path.size, 0.5, 1, rng);
+            const CCResult ref = cpuReference(img, 8);
+            cv::cuda::GpuMat d, l, s, c;
+            cv::Mat hl, hs, hc;
+            d.upload(img);
+            cv::cuda::Stream streams[2];
+            auto callAndWait = [&](int k, const char* what) {
+                SCOPED_TRACE(what);
+                cv::cuda::Stream& stream = streams[k % 2];
+                HostResult got;
+                if (hostOutputs)
+                {
+                    got.n = cv::cuda::connectedComponentsWithStats(d, hl, hs, hc, 8, CV_32S, path.algorithm, stream);
+                    got.labels = hl;
+                    got.stats = hs;
+                    got.centroids = hc;
+                }
+                else
+                    got.n = cv::cuda::connectedComponentsWithStats(d, l, s, c, 8, CV_32S, path.algorithm, stream);
+                stream.waitForCompletion(); // (the frees the call queued at its end are done: the pool may trim)
+                EXPECT_TRUE(matchesCpu(ref, CV_32S, hostOutputs ? got : download(got.n, l, s, c)));
+            };
+            cv::cuda::setConnectedComponentsPoolLimit(size_t(1) << 30);
+            callAndWait(0, "first call");
+            callAndWait(1, "second call"); // (an arena that grew in a call merges its chunks at the next)
+            const size_t allocations = cv::cuda::cudacca::cudaAllocationCount();
+            for (int k = 2; k <= 7; ++k)
+                callAndWait(k, "steady calls, alternating streams");
+            EXPECT_EQ(0u, cv::cuda::cudacca::cudaAllocationCount() - allocations) << "cudacca's device or pinned allocations";
+            EXPECT_GT(cv::cuda::getConnectedComponentsPoolBytes(), 0u) << "the buffers are kept";
+            cv::cuda::releaseConnectedComponentsPool();
+            EXPECT_EQ(0u, cv::cuda::getConnectedComponentsPoolBytes()) << "after releaseConnectedComponentsPool()";
+            callAndWait(8, "after the release");
+            cv::cuda::setConnectedComponentsPoolLimit(0);
+            callAndWait(9, "limit 0");
+            EXPECT_EQ(0u, cv::cuda::getConnectedComponentsPoolBytes()) << "limit 0: nothing kept after a synchronization";
+            cv::cuda::setConnectedComponentsPoolLimit(before);
+            cv::cuda::releaseConnectedComponentsPool();
+        }
 }
 
 TEST(CUDACCA_Memory, HostStatsInPinnedMats)
