@@ -326,6 +326,15 @@ TEST(CUDACCA_Memory, PoolKeepsUpToItsLimit)
     cv::cuda::setConnectedComponentsPoolLimit(before);
 }
 
+/** A way of the free function through the module, as the memory tests below take them: an algorithm and a size. */
+struct CallPath
+{
+    const char* what;
+    int algorithm;
+    cv::Size size;
+    bool oneLaunch; //!< CCA_DEFAULT's one-launch path (else one of the pipelines)
+};
+
 TEST(CUDACCA_Memory, FreeFunctionKeepsItsSmallImageScratch)
 {
     // On images of up to 2^22 pixels the free function keeps its device buffers between calls on this thread (the
@@ -338,19 +347,12 @@ TEST(CUDACCA_Memory, FreeFunctionKeepsItsSmallImageScratch)
     // stay a GpuMat and only stats and centroids are host Mats.
     skipIfNoCudaDevice();
     std::mt19937 rng(testSeed());
-    struct Path
-    {
-        const char* what;
-        int algorithm;
-        cv::Size size;
-        bool hostLabels;
-    };
-    const Path paths[] = { { "one launch", cv::cuda::CCA_DEFAULT, cv::Size(512, 384), false },
-                           { "run pipeline", cv::cuda::CCA_DEFAULT, cv::Size(2048, 2048), true },
-                           { "run pipeline, run count", cv::cuda::CCA_FLSL_OTF, cv::Size(1024, 768), true },
-                           { "forest pipeline", cv::cuda::CCA_BKE, cv::Size(640, 480), true } };
+    const CallPath paths[] = { { "one launch", cv::cuda::CCA_DEFAULT, cv::Size(512, 384), true },
+                               { "run pipeline", cv::cuda::CCA_DEFAULT, cv::Size(2048, 2048), false },
+                               { "run pipeline, run count", cv::cuda::CCA_FLSL_OTF, cv::Size(1024, 768), false },
+                               { "forest pipeline", cv::cuda::CCA_BKE, cv::Size(640, 480), false } };
     const size_t before = cv::cuda::getConnectedComponentsPoolLimit();
-    for (const Path& path : paths)
+    for (const CallPath& path : paths)
         for (bool hostOutputs : { false, true })
         {
             SCOPED_TRACE(cv::format("%s, %s outputs", path.what, hostOutputs ? "host Mat" : "GpuMat"));
@@ -364,7 +366,7 @@ TEST(CUDACCA_Memory, FreeFunctionKeepsItsSmallImageScratch)
                 SCOPED_TRACE(what);
                 cv::cuda::Stream& stream = streams[k % 2];
                 HostResult got;
-                if (hostOutputs && path.hostLabels)
+                if (hostOutputs && !path.oneLaunch)
                     got.n = cv::cuda::connectedComponentsWithStats(d, hl, hs, hc, 8, CV_32S, path.algorithm, stream);
                 else if (hostOutputs)
                     got.n = cv::cuda::connectedComponentsWithStats(d, l, hs, hc, 8, CV_32S, path.algorithm, stream);
@@ -373,7 +375,7 @@ TEST(CUDACCA_Memory, FreeFunctionKeepsItsSmallImageScratch)
                 stream.waitForCompletion(); // (the frees the call queued at its end are done: the pool may trim)
                 if (hostOutputs)
                 {
-                    if (path.hostLabels)
+                    if (!path.oneLaunch)
                         got.labels = hl;
                     else
                         l.download(got.labels);
@@ -412,17 +414,10 @@ TEST(CUDACCA_Memory, HostStatsInPinnedMats)
     // path (CCA_DEFAULT, 512x512), the run pipeline (CCA_DEFAULT, 2048x1536) and the forest pipeline (CCA_BKE).
     skipIfNoCudaDevice();
     std::mt19937 rng(testSeed());
-    struct Path
-    {
-        const char* what;
-        int algorithm;
-        cv::Size size;
-        bool oneLaunch;
-    };
-    const Path paths[] = { { "one launch", cv::cuda::CCA_DEFAULT, cv::Size(512, 512), true },
-                           { "run pipeline", cv::cuda::CCA_DEFAULT, cv::Size(2048, 1536), false },
-                           { "forest pipeline", cv::cuda::CCA_BKE, cv::Size(640, 480), false } };
-    for (const Path& path : paths)
+    const CallPath paths[] = { { "one launch", cv::cuda::CCA_DEFAULT, cv::Size(512, 512), true },
+                               { "run pipeline", cv::cuda::CCA_DEFAULT, cv::Size(2048, 1536), false },
+                               { "forest pipeline", cv::cuda::CCA_BKE, cv::Size(640, 480), false } };
+    for (const CallPath& path : paths)
     {
         SCOPED_TRACE(path.what);
         const cv::Mat few = randomBlockImage(path.size, 0.5, 16, rng);
