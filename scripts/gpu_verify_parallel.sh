@@ -6,7 +6,10 @@
 #   1  accuracy half A (shards in parallel)
 #   2  accuracy half B
 #   3  fuzzing (CUDACCA_FUZZ_SECONDS, 40, every algorithm; then the run pipeline's algorithms with
-#      OPENCV_CUDACCA_BAND_MIN_RUNS=1), then compute-sanitizer on CUDACCA_SANITIZE_ALGOS (FLSL_CD FLSL DEFAULT BKE)
+#      OPENCV_CUDACCA_BAND_MIN_RUNS=1), then compute-sanitizer on CUDACCA_SANITIZE_ALGOS (FLSL_CD FLSL DEFAULT BKE);
+#      with CUDACCA_JOB3_FIRST (gpu_verify.sh parts, e.g. "ab" with CUDACCA_AB_* and CUDACCA_BENCH_ARGS set, or
+#      "perf"), those parts first: job 3 ends well before half B (session 35: an A/B of 2048² took 150 s there,
+#      the whole command 519 s on 4 H200s), so a benchmark fits the same device command
 #   4  CUDACCA_Memory.OutOfDeviceMemory alone (it takes the whole GPU's memory; in job 1 until session 34, when on
 #      H100s half A's shards and it passed the 590 s of a command), the large images (16384², 32768², 46340²:
 #      CUDACCA_LARGE_ALGORITHMS, default the run pipeline's four), Python tests, both samples
@@ -30,7 +33,8 @@ job() {  # N: runs job N, its output in $out/jobN (packed into jobN.tgz), its pr
     case $n in
       1) CUDACCA_VERIFY=accuracy CUDACCA_ACCURACY_SHARDS=A CUDACCA_OOM_ALONE=0 OUT=$dir/a verify ;;
       2) CUDACCA_VERIFY=accuracy CUDACCA_ACCURACY_SHARDS=B OUT=$dir/b verify ;;
-      3) CUDACCA_VERIFY=fuzz CUDACCA_FUZZ_SECONDS=$fuzz CUDACCA_FUZZ_ALGOS_PER_IMAGE=3 OUT=$dir/fuzz verify
+      3) [ -z "${CUDACCA_JOB3_FIRST:-}" ] || CUDACCA_VERIFY=$CUDACCA_JOB3_FIRST OUT=$dir/first verify
+         CUDACCA_VERIFY=fuzz CUDACCA_FUZZ_SECONDS=$fuzz CUDACCA_FUZZ_ALGOS_PER_IMAGE=3 OUT=$dir/fuzz verify
          OPENCV_CUDACCA_BAND_MIN_RUNS=1 CUDACCA_TEST_ALGORITHMS=$run_pipeline CUDACCA_VERIFY=fuzz \
            CUDACCA_FUZZ_SECONDS=$fuzz CUDACCA_FUZZ_ALGOS_PER_IMAGE=3 OUT=$dir/fuzz_bands verify
          CUDACCA_SANITIZE_ALGOS=${CUDACCA_SANITIZE_ALGOS:-FLSL_CD FLSL DEFAULT BKE} CUDACCA_VERIFY=sanitizer \
