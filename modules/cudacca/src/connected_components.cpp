@@ -615,29 +615,55 @@ int pinnedAllocRows(int rows)
     return std::max(r, rows);
 }
 
-/** The free function's pipelines take their buffers from this thread's kept arena (threadKeptArena, which also
-holds the one-launch path's scratch) on images of at most this many pixels. A call there is mostly the host's
-queueing (H100, 2048^2: about 40 us of launches, doc/benchmarks.md "The host's timeline of a 2048^2 call"), to
-which each pool allocation and free added about 1 us, six times a call, and where the pool placed them made the
-free function's steady latency depend on what ran before ("The free function's first latency row"). Larger images
-keep the pool's buffers: their kernels dominate, and an arena holds the sum of a call's buffers, not their peak
-(issue 12's <= 1 byte per pixel at 4096^2). */
-constexpr long long kKeptPipelineMaxPixels = 1ll << 22;
+/** The free function keeps its device buffers between calls (this thread's kept arena, threadKeptArena) on images
+of at most this many pixels: the one-launch path's, and the pipelines' (any algorithm; CCA_DEFAULT above
+kOneLaunchMaxPixels). A call there is mostly the host's queueing (H100, 2048^2: about 40 us of launches,
+doc/benchmarks.md "The host's timeline of a 2048^2 call"), to which each pool allocation and free added about 1 us,
+six times a call, and where the pool placed them made the free function's steady latency depend on what ran before
+("The free function's first latency row"). Larger images keep the pool's buffers: their kernels dominate, and an
+arena holds the sum of a call's buffers, not their peak (issue 12's <= 1 byte per pixel at 4096^2). */
+constexpr long long kKeptMaxPixels = 1ll << 22;
 
-/** What the pool's limit must allow per pixel for the arena to be kept (a pipeline call's buffers at 2048^2: about
-2.5 bytes per pixel with GpuMat outputs, up to 10 with tens of thousands of labels and host outputs). */
+/** What the pool's limit must allow per pixel for a pipeline call's buffers to be kept (at 2048^2: about 2.5 bytes
+per pixel with GpuMat outputs, up to 10 with tens of thousands of labels and host outputs). */
 constexpr size_t kKeptPipelineBytesPerPixel = 16;
 
-/** This thread's kept arena for a pipeline call on `image` (null: the pool's buffers, as for large images); when the
-pool's limit came down below what the arena would keep, the arena is given back first (on `s`). */
-Arena* keptPipelineArena(const BinaryImage& image, cudaStream_t s)
+/** The one-launch path's device buffers (oneLaunchPipeline): the kernel's scratch, then the device staging of the
+stats and centroids wanted, each at the label bound's rows. */
+struct OneLaunchDeviceLayout
 {
-    const long long pixels = static_cast<long long>(image.rows) * image.cols;
-    if (pixels > kKeptPipelineMaxPixels)
+    size_t scratchBytes, statsBytes, centroidsBytes;
+    size_t total() const { return scratchBytes + statsBytes + centroidsBytes; }
+};
+
+OneLaunchDeviceLayout oneLaunchDeviceLayout(const Call& c, int rows, int cols)
+{
+    const size_t bound = static_cast<size_t>(oneLaunchLabelBound(rows, cols, c.connectivity));
+    OneLaunchDeviceLayout m;
+    m.scratchBytes = oneLaunchScratchBytes(rows, cols, c.connectivity, c.wantStats);
+    m.statsBytes = c.statsOut.needed() ? alignPinned(sizeof(int) * CC_STAT_MAX * bound) : 0;
+    m.centroidsBytes = c.centroidsOut.needed() ? sizeof(double) * 2 * bound : 0;
+    return m;
+}
+
+/** The kept arena for the free function's call on an image of `size` (null: the pool's buffers, as for large
+images, and for an analyzer's call, which has its own arena), decided once, before the image is uploaded, so that
+every buffer of the call comes from one place: a host Mat image's upload buffer, the one-launch path's scratch and
+its labels buffer (host Mat or resized CV_16U labels), the pipelines' buffers. Kept when the pool's limit allows
+what the call may take; else the arena is given back first (on the call's stream: before its wait, which trims the
+pool), so that a lowered limit is honoured at the next call. */
+Arena* keptArenaFor(const Call& c, Size size, bool oneLaunch)
+{
+    const long long pixels = static_cast<long long>(size.area());
+    if (c.resources.arena || pixels > kKeptMaxPixels)
         return nullptr;
-    if (static_cast<size_t>(pixels) * kKeptPipelineBytesPerPixel <= getConnectedComponentsPoolLimit())
+    // Upper bounds: a one-launch call adds to its device layout at most the uploaded image (1 byte a pixel) and its
+    // own label buffer (4); a pipeline call stays under kKeptPipelineBytesPerPixel.
+    const size_t bytes = oneLaunch ? oneLaunchDeviceLayout(c, size.height, size.width).total() + 5 * static_cast<size_t>(pixels)
+                                   : kKeptPipelineBytesPerPixel * static_cast<size_t>(pixels);
+    if (bytes <= getConnectedComponentsPoolLimit())
         return &threadKeptArena();
-    threadKeptArena().release(s);
+    threadKeptArena().release(c.stream);
     return nullptr;
 }
 
@@ -665,25 +691,18 @@ int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
     o.labels16u = ltype == CV_16U;
     o.maxLabel = ltype == CV_16U ? USHRT_MAX : INT_MAX;
     o.wantStats = c.wantStats;
-    // The kernel's scratch and the device staging of stats and centroids: one piece of memory. The free function
-    // keeps it between calls (this thread's kept arena), as an analyzer keeps its own, when the pool may keep that
-    // much: a stream-ordered allocation and free at every call cost 2-17 us of a 40-90 us call, more or less
+    // The kernel's scratch and the device staging of stats and centroids: one piece of memory. From the arena in
+    // scope when there is one (an analyzer's, or the free function's kept arena: keptArenaFor), as every buffer
+    // here: a stream-ordered allocation and free at every call cost 2-17 us of a 40-90 us call, more or less
     // depending on what the process had allocated before (H100; doc/benchmarks.md, "The free function's first
     // latency row").
-    const size_t scratchBytes = oneLaunchScratchBytes(rows, cols, c.connectivity, c.wantStats);
-    const size_t statsBytes = c.statsOut.needed() ? alignPinned(sizeof(int) * CC_STAT_MAX * static_cast<size_t>(bound)) : 0;
-    const size_t centroidsBytes = c.centroidsOut.needed() ? sizeof(double) * 2 * static_cast<size_t>(bound) : 0;
-    const size_t deviceBytes = scratchBytes + statsBytes + centroidsBytes;
-    Arena* const kept = !r.arena && deviceBytes <= getConnectedComponentsPoolLimit() ? &threadKeptArena() : nullptr;
-    if (!r.arena && !kept)
-        threadKeptArena().release(s); // (the limit came down: freed before this call's wait, which trims the pool)
-    const ArenaCall keptCall(kept, s);
+    const OneLaunchDeviceLayout layout = oneLaunchDeviceLayout(c, rows, cols);
     StreamBuffer deviceMemory;
-    char* const scratch = static_cast<char*>(kept ? kept->take(deviceBytes, s) : deviceMemory.allocate(deviceBytes, s));
+    char* const scratch = static_cast<char*>(deviceMemory.allocate(layout.total(), s));
     if (c.statsOut.needed())
-        o.stats = reinterpret_cast<int*>(scratch + scratchBytes);
+        o.stats = reinterpret_cast<int*>(scratch + layout.scratchBytes);
     if (c.centroidsOut.needed())
-        o.centroids = reinterpret_cast<double*>(scratch + scratchBytes + statsBytes);
+        o.centroids = reinterpret_cast<double*>(scratch + layout.scratchBytes + layout.statsBytes);
     o.statsStep = sizeof(int) * CC_STAT_MAX;
     o.centroidsStep = sizeof(double) * 2;
     o.capacity = bound;
@@ -986,17 +1005,19 @@ int cudacca::connectedComponents(InputArray _image, OutputArray _labels, OutputA
         return connectedComponentsInCclDefaultOrder(_image, _labels, _stats, _centroids, ltype, stream, r);
     Call c(_labels, _stats, _centroids, connectivity, ltype, StreamAccessor::getStream(stream), r);
 
-    // The image on the device; a small image with CCA_DEFAULT takes the one-launch path (when no output has
-    // a fixed size, which is checked only once N is known), others one of the two pipelines.
-    StreamBuffer imageBuffer;
-    const BinaryImage image = binaryImageOf(deviceImage(_image, imageBuffer, stream));
-    if (r.defaultAlgorithm && !c.sizeCheckedLate && oneLaunchAvailable(image.rows, image.cols))
-        return oneLaunchPipeline(c, image, stream);
-    // The free function's buffers from this thread's kept arena on images that small, as an analyzer's from its own
-    // (keptPipelineArena): no pool allocation per call. (Never views of it: r.arena stays null.)
-    Arena* const kept = r.arena ? nullptr : keptPipelineArena(image, c.stream);
+    // A small image with CCA_DEFAULT takes the one-launch path (when no output has a fixed size, which is checked
+    // only once N is known), others one of the two pipelines. The free function's buffers come from this thread's
+    // kept arena on images that small, as an analyzer's from its own (keptArenaFor): no pool allocation per call,
+    // the image's upload included. (Never views of it: r.arena stays null.)
+    const Size size = _image.size();
+    const bool oneLaunch = r.defaultAlgorithm && !c.sizeCheckedLate && oneLaunchAvailable(size.height, size.width);
+    Arena* const kept = keptArenaFor(c, size, oneLaunch);
     const ArenaCall keptCall(kept, c.stream);
     const ArenaScope keptScope(kept);
+    StreamBuffer imageBuffer;
+    const BinaryImage image = binaryImageOf(deviceImage(_image, imageBuffer, stream));
+    if (oneLaunch)
+        return oneLaunchPipeline(c, image, stream);
     AlgorithmInstance instance;
     if (!r.algorithm)
         instance = instantiate(*r.row, connectivity);

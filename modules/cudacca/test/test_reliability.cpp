@@ -342,9 +342,8 @@ TEST(CUDACCA_Memory, FreeFunctionKeepsItsSmallImageScratch)
     // memory; releaseConnectedComponentsPool() gives them back, and with a pool limit of 0 nothing is kept. Results
     // exact throughout, on two streams; GpuMat and host Mat outputs. The one-launch path (CCA_DEFAULT, 512x384), the
     // run pipeline (CCA_DEFAULT, 2048x2048; CCA_FLSL_OTF with its run count wait, 1024x768) and the forest pipeline
-    // (CCA_BKE, 640x480). Host Mat labels on the one-launch path are not kept: that path takes the device buffer they
-    // are downloaded from from the pool at every call (one allocation; session 35, on the GPU), so there the labels
-    // stay a GpuMat and only stats and centroids are host Mats.
+    // (CCA_BKE, 640x480). With host outputs the image is a host Mat too (Python's arrays): its upload buffer and the
+    // one-launch path's buffer for host Mat labels come from the kept arena as well.
     skipIfNoCudaDevice();
     std::mt19937 rng(testSeed());
     const CallPath paths[] = { { "one launch", cv::cuda::CCA_DEFAULT, cv::Size(512, 384), true },
@@ -366,19 +365,14 @@ TEST(CUDACCA_Memory, FreeFunctionKeepsItsSmallImageScratch)
                 SCOPED_TRACE(what);
                 cv::cuda::Stream& stream = streams[k % 2];
                 HostResult got;
-                if (hostOutputs && !path.oneLaunch)
-                    got.n = cv::cuda::connectedComponentsWithStats(d, hl, hs, hc, 8, CV_32S, path.algorithm, stream);
-                else if (hostOutputs)
-                    got.n = cv::cuda::connectedComponentsWithStats(d, l, hs, hc, 8, CV_32S, path.algorithm, stream);
+                if (hostOutputs)
+                    got.n = cv::cuda::connectedComponentsWithStats(img, hl, hs, hc, 8, CV_32S, path.algorithm, stream);
                 else
                     got.n = cv::cuda::connectedComponentsWithStats(d, l, s, c, 8, CV_32S, path.algorithm, stream);
                 stream.waitForCompletion(); // (the frees the call queued at its end are done: the pool may trim)
                 if (hostOutputs)
                 {
-                    if (!path.oneLaunch)
-                        got.labels = hl;
-                    else
-                        l.download(got.labels);
+                    got.labels = hl;
                     got.stats = hs;
                     got.centroids = hc;
                 }

@@ -302,7 +302,8 @@ CV_EXPORTS_W size_t getConnectedComponentsPeakBytes(bool reset = false);
 /** @brief Waits for the current device, then gives the memory that the pool keeps between calls back to
 the system (on the current device; nothing to do before the first call): what calls freed, and the buffers that
 this thread's calls of connectedComponentsWithStats keep for the next one (on images of up to 2^22 pixels, any
-algorithm, while the pool's limit allows 16 bytes per pixel; other threads keep theirs until they release them or
+algorithm, while the pool's limit allows what a call may take: 16 bytes per pixel, up to about 45 with CCA_DEFAULT
+below 2^21 pixels; other threads keep theirs until they release them or
 end), and the idle pinned memory that host stats and centroids Mats have given back. */
 CV_EXPORTS_W void releaseConnectedComponentsPool();
 
