@@ -1,6 +1,6 @@
 // call_variants: the wall-clock time of one call of cv::cuda::connectedComponentsWithStats and of an analyzer's
-// apply() with each kind of output (host Mat statistics, GpuMat statistics, labels only, statistics only; and the
-// free function as Python calls it with arrays: host Mat image, labels, stats and centroids), all
+// apply() with each kind of output (host Mat statistics, GpuMat statistics, labels only, statistics only; host
+// labels; everything on the host, with labels in a Mat the call may pin or in the caller's own), all
 // timed round robin (one call of each variant in turn), so that the variants share the machine's fast and slow
 // stretches (doc/benchmarks.md, "The free function against an analyzer"). A diagnostic for issue 13, not part of
 // the benchmark protocol. Built against an OpenCV build with cudacca, e.g.
@@ -69,7 +69,9 @@ int main(int argc, char** argv)
 
     // each variant its own outputs (as an application keeps them from call to call) and its own analyzer
     cuda::GpuMat labels[7], d_stats[3], d_centroids[3];
-    Mat stats[4], centroids[4], hostLabels;
+    // hostLabels: Mats the call may give pinned memory (pinned_mats.hpp); ownLabels: the caller's own (as Python's
+    // arrays are), which stays pageable
+    Mat stats[6], centroids[6], hostLabels[2], ownLabels(side, side, CV_32S);
     Ptr<cuda::ConnectedComponentsAnalyzer> analyzer[3];
     for (auto& a : analyzer)
         a = cuda::createConnectedComponentsAnalyzer(algo, conn, CV_32S);
@@ -80,7 +82,9 @@ int main(int argc, char** argv)
         { "function, GpuMat stats", [&] { n = cuda::connectedComponentsWithStats(d_img, labels[1], d_stats[0], d_centroids[0], conn, CV_32S, algo, stream); wait(); }, {} },
         { "function, labels only", [&] { n = cuda::connectedComponentsWithStats(d_img, labels[2], noArray(), noArray(), conn, CV_32S, algo, stream); wait(); }, {} },
         { "function, host stats only", [&] { n = cuda::connectedComponentsWithStats(d_img, noArray(), stats[1], centroids[1], conn, CV_32S, algo, stream); wait(); }, {} },
-        { "function, all host (Python)", [&] { n = cuda::connectedComponentsWithStats(img, hostLabels, stats[3], centroids[3], conn, CV_32S, algo, stream); wait(); }, {} },
+        { "function, host labels", [&] { n = cuda::connectedComponentsWithStats(d_img, hostLabels[0], stats[3], centroids[3], conn, CV_32S, algo, stream); wait(); }, {} },
+        { "function, all host", [&] { n = cuda::connectedComponentsWithStats(img, hostLabels[1], stats[4], centroids[4], conn, CV_32S, algo, stream); wait(); }, {} },
+        { "function, all host, own labels", [&] { n = cuda::connectedComponentsWithStats(img, ownLabels, stats[5], centroids[5], conn, CV_32S, algo, stream); wait(); }, {} },
         { "analyzer, host stats", [&] { n = analyzer[0]->apply(d_img, labels[3], stats[2], centroids[2], stream); wait(); }, {} },
         { "analyzer, GpuMat stats", [&] { n = analyzer[1]->apply(d_img, labels[4], d_stats[1], d_centroids[1], stream); wait(); }, {} },
         { "analyzer, labels only", [&] { n = analyzer[2]->apply(d_img, labels[5], noArray(), noArray(), stream); wait(); }, {} },

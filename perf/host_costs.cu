@@ -1,13 +1,15 @@
 // host_costs: what the host pays per CUDA operation a cudacca call queues, and what a chain of small kernels
 // costs queued one by one against one CUDA graph (doc/benchmarks.md, "Host costs"). A diagnostic for choosing
 // how to cut a small call's fixed cost, not part of the benchmark protocol. Standalone:
-//   nvcc -O2 -std=c++17 -arch=sm_90 perf/host_costs.cu -o host_costs && ./host_costs   (./host_costs wake: the last part only)
+//   nvcc -O2 -std=c++17 -arch=sm_90 perf/host_costs.cu -o host_costs && ./host_costs   (./host_costs wake: the last part only;
+//   ./host_costs copies: only the host <-> device copies of label-image sizes, pageable against pinned staging)
 // Prints one line per measurement: name, median us over the repetitions (host clock).
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -230,6 +232,42 @@ void launchPass(cudaStream_t s, int* data, int n, bool pdl)
     check(cudaLaunchKernelEx(&c, passKernel, data, n, pdl ? 1 : 0), "cudaLaunchKernelEx");
 }
 
+/** A host image's upload and a label image's download as a call makes them, for 512^2 to 2048^2 (1 and 4 bytes
+a pixel): straight from or to pageable memory (the driver stages them), through pinned memory of ours (a host
+memcpy on one thread, then the copy), and pinned memory alone (a Mat that is pinned already). Each copy then a
+stream synchronization, as a call ends. */
+void hostCopies(cudaStream_t s)
+{
+    for (size_t bytes : { size_t(256) << 10, size_t(1) << 20, size_t(4) << 20, size_t(16) << 20 })
+    {
+        void* dev = nullptr;
+        void* staging = nullptr;
+        check(cudaMalloc(&dev, bytes), "malloc");
+        check(cudaHostAlloc(&staging, bytes, cudaHostAllocMapped | cudaHostAllocPortable), "hostalloc");
+        std::vector<char> pageable(bytes, 1);
+        const int reps = bytes > (size_t(4) << 20) ? 50 : 200;
+        auto copy = [&](void* to, const void* from, cudaMemcpyKind kind) {
+            check(cudaMemcpyAsync(to, from, bytes, kind, s), "memcpy");
+            check(cudaStreamSynchronize(s), "sync");
+        };
+        std::printf("%zu KB:\n", bytes >> 10);
+        std::printf("  %-50s %8.2f\n", "H2D from pageable", median(reps, 1, [&] { copy(dev, pageable.data(), cudaMemcpyHostToDevice); }));
+        std::printf("  %-50s %8.2f\n", "H2D memcpy into pinned, then from pinned", median(reps, 1, [&] {
+            std::memcpy(staging, pageable.data(), bytes);
+            copy(dev, staging, cudaMemcpyHostToDevice);
+        }));
+        std::printf("  %-50s %8.2f\n", "H2D from pinned", median(reps, 1, [&] { copy(dev, staging, cudaMemcpyHostToDevice); }));
+        std::printf("  %-50s %8.2f\n", "D2H into pageable", median(reps, 1, [&] { copy(pageable.data(), dev, cudaMemcpyDeviceToHost); }));
+        std::printf("  %-50s %8.2f\n", "D2H into pinned, then memcpy into pageable", median(reps, 1, [&] {
+            copy(staging, dev, cudaMemcpyDeviceToHost);
+            std::memcpy(pageable.data(), staging, bytes);
+        }));
+        std::printf("  %-50s %8.2f\n", "D2H into pinned", median(reps, 1, [&] { copy(staging, dev, cudaMemcpyDeviceToHost); }));
+        check(cudaFreeHost(staging), "freehost");
+        check(cudaFree(dev), "free");
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -241,6 +279,11 @@ int main(int argc, char** argv)
     cudaDeviceProp prop;
     check(cudaGetDeviceProperties(&prop, 0), "props");
     std::printf("device: %s\n", prop.name);
+    if (argc > 1 && std::string(argv[1]) == "copies")
+    {
+        hostCopies(s);
+        return 0;
+    }
     int* d = nullptr;
     const int n = 1 << 20; // 4 MB: a 2048^2 call's kernels touch 1-16 MB
     check(cudaMalloc(&d, n * sizeof(int)), "malloc");

@@ -603,6 +603,30 @@ void copyToPinned(const PinnedOutput& out, const GpuMat& d, cudaStream_t s)
     copyToPinned(out, d.data, d.rows, d.cols * d.elemSize(), s);
 }
 
+/** The largest label image (pixels) that host Mat labels get pinned memory for: 16 MB as CV_32S, the kept
+arena's images (kKeptMaxPixels); pinned Mats are at most 256 MB in all (pinned_mats.cpp). */
+constexpr long long kMaxPinnedLabelPixels = 1ll << 22;
+
+/** Queues the download of the final labels `d` into the host output `out`. A host Mat that pinned_mats.hpp may
+take gets pinned memory (its own, in place, when it already holds it: N is known and checked here) and one copy
+at the link's speed; `pinned` then delivers it after the call's wait. A copy into pageable memory is staged by
+the driver: on the H100, 1 MB took about three times as long (doc/benchmarks.md, "Host labels in pinned Mats").
+Other outputs as downloadIfHost. */
+void downloadLabels(OutputArray out, const GpuMat& d, PinnedOutput& pinned, Stream& stream, bool& waitNeeded)
+{
+    const size_t rowBytes = static_cast<size_t>(d.cols) * d.elemSize();
+    if (isHostMat(out) && !d.empty() && static_cast<long long>(d.rows) * d.cols <= kMaxPinnedLabelPixels &&
+        pinned.open(out, d.rows, d.rows, d.cols, d.type(), true))
+    {
+        checkCuda(cudaMemcpy2DAsync(pinned.data(), rowBytes, d.data, d.step, rowBytes, d.rows, cudaMemcpyDeviceToHost,
+                                    StreamAccessor::getStream(stream)),
+                  "cudaMemcpy2DAsync (labels to a pinned Mat)");
+        waitNeeded = true;
+        return;
+    }
+    downloadIfHost(out, d, stream, waitNeeded);
+}
+
 /** The most labels whose host stats and centroids the pipelines put in pinned Mats (36 MB of pinned memory). */
 constexpr int kMaxPinnedRows = 1 << 20;
 
@@ -750,12 +774,13 @@ int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
     checkLabelCount(labelCount, ltype, c.statsOut, c.centroidsOut);
 
     bool waitNeeded = false;
+    PinnedOutput pinnedLabels;
     if (c.labelsOut.needed() && !labelsDirect)
     {
         if (c.labelsOut.kind() == _InputArray::CUDA_GPU_MAT)
             c.labels.copyTo(deviceOutput(c.labelsOut, rows, cols, ltype, c.plan.labelsBuffer, s), stream);
         else
-            downloadIfHost(c.labelsOut, c.labels, stream, waitNeeded);
+            downloadLabels(c.labelsOut, c.labels, pinnedLabels, stream, waitNeeded);
     }
     // The statistics are in the host staging when it held them; else (and for GpuMat outputs) on the device.
     // When they did not fit, the staging grows to this frame's rows, so that the next such frame fits (an
@@ -794,6 +819,8 @@ int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
     copies.run();
     if (waitNeeded)
         stream.waitForCompletion();
+    if (pinnedLabels.data())
+        pinnedLabels.deliver(c.labelsOut, rows);
     if (pinnedStats.data())
         pinnedStats.deliver(c.statsOut, labelCount);
     if (pinnedCentroids.data())
@@ -1033,7 +1060,8 @@ int cudacca::connectedComponents(InputArray _image, OutputArray _labels, OutputA
     if (r.hostOutputs)
         r.hostOutputs->beginCall(stagingBytes(static_cast<size_t>(labelCount)));
     bool waitNeeded = false;
-    downloadIfHost(_labels, c.labels, stream, waitNeeded);
+    PinnedOutput pinnedLabels;
+    downloadLabels(_labels, c.labels, pinnedLabels, stream, waitNeeded);
     // The free function's host Mat stats and centroids, into the caller's Mats as pinned Mats where they can be
     // (PinnedOutput; N is known and checked, so in place): one asynchronous copy each at the link's speed, no
     // copy on the host. Memory for a power of two of rows, at least kMinHostStagingRows, up to kMaxPinnedRows
@@ -1071,6 +1099,8 @@ int cudacca::connectedComponents(InputArray _image, OutputArray _labels, OutputA
         downloadIfHost(_centroids, c.statistics.centroids, stream, waitNeeded, r.hostOutputs);
     if (waitNeeded || stagedStats || stagedCentroids)
         stream.waitForCompletion();
+    if (pinnedLabels.data())
+        pinnedLabels.deliver(_labels, image.rows);
     if (pinnedStats.data())
         pinnedStats.deliver(_stats, labelCount);
     if (pinnedCentroids.data())

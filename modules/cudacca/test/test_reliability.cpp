@@ -544,6 +544,73 @@ TEST(CUDACCA_Memory, HostStatsInPinnedMats)
     cv::cuda::releaseConnectedComponentsPool();
 }
 
+TEST(CUDACCA_Memory, HostLabelsInPinnedMats)
+{
+    // Host labels given as a default cv::Mat get pinned memory of cudacca's, filled by one copy (pinned_mats.hpp), as
+    // host stats and centroids do. Passed again, the Mat is written in place (shared with another Mat too, which then
+    // sees the new labels, as Mat::create leaves it); a Mat the caller allocated itself stays its own (written in
+    // place, not pinned); CV_16U too.
+    // Results exact throughout; on the one-launch path no allocation once the Mats are in place. On the one-launch
+    // path (CCA_DEFAULT, 512x512), the run pipeline (CCA_DEFAULT, 2048x1536) and the forest pipeline (CCA_BKE).
+    skipIfNoCudaDevice();
+    std::mt19937 rng(testSeed());
+    const CallPath paths[] = { { "one launch", cv::cuda::CCA_DEFAULT, cv::Size(512, 512), true },
+                               { "run pipeline", cv::cuda::CCA_DEFAULT, cv::Size(2048, 1536), false },
+                               { "forest pipeline", cv::cuda::CCA_BKE, cv::Size(640, 480), false } };
+    for (const CallPath& path : paths)
+    {
+        SCOPED_TRACE(path.what);
+        const cv::Mat first = randomBlockImage(path.size, 0.5, 1, rng);
+        const cv::Mat second = randomBlockImage(path.size, 0.3, 4, rng);
+        const CCResult refFirst = cpuReference(first, 8), refSecond = cpuReference(second, 8);
+        cv::Mat stats, centroids; // host, pinned after the first call (their own test: HostStatsInPinnedMats)
+        auto call = [&](const cv::Mat& img, const CCResult& ref, cv::Mat& labels, int ltype, const char* what) {
+            SCOPED_TRACE(what);
+            HostResult got;
+            got.n = cv::cuda::connectedComponentsWithStats(cv::cuda::GpuMat(img), labels, stats, centroids, 8, ltype,
+                                                           path.algorithm);
+            got.labels = labels;
+            got.stats = stats;
+            got.centroids = centroids;
+            EXPECT_TRUE(matchesCpu(ref, ltype, got));
+        };
+        cv::Mat labels;
+        call(first, refFirst, labels, CV_32S, "an empty Mat");
+        ASSERT_EQ(path.size.height, cv::cuda::cudacca::pinnedMatRows(labels)) << "labels: not in pinned memory";
+        const uchar* const data = labels.data;
+        const size_t allocations = cv::cuda::cudacca::cudaAllocationCount();
+        call(second, refSecond, labels, CV_32S, "in place");
+        call(first, refFirst, labels, CV_32S, "in place again");
+        EXPECT_EQ(data, labels.data);
+        if (path.oneLaunch)
+        {
+            EXPECT_EQ(0u, cv::cuda::cudacca::cudaAllocationCount() - allocations) << "cudacca's device or pinned allocations";
+        }
+
+        // Shared with another Mat: labels always have the Mat's size, so (as Mat::create leaves such a Mat, and as
+        // the CPU function writes it) the shared memory gets the new labels, which the other Mat sees too.
+        const cv::Mat kept = labels;
+        call(second, refSecond, labels, CV_32S, "shared with another Mat");
+        EXPECT_EQ(data, labels.data);
+        EXPECT_TRUE(bytesEqual(labels, kept));
+
+        // The caller's own Mat of the result's size and type: written in place (Mat::create keeps it), not pinned.
+        cv::Mat own(path.size, CV_32S, cv::Scalar(-7));
+        const uchar* const ownData = own.data;
+        call(first, refFirst, own, CV_32S, "the caller's own Mat");
+        EXPECT_EQ(ownData, own.data);
+        EXPECT_EQ(0, cv::cuda::cudacca::pinnedMatRows(own));
+
+        // CV_16U, into an empty Mat and then in place.
+        cv::Mat labels16;
+        call(second, refSecond, labels16, CV_16U, "CV_16U, an empty Mat");
+        EXPECT_EQ(path.size.height, cv::cuda::cudacca::pinnedMatRows(labels16));
+        const uchar* const data16 = labels16.data;
+        call(first, refFirst, labels16, CV_16U, "CV_16U, in place");
+        EXPECT_EQ(data16, labels16.data);
+    }
+}
+
 TEST(CUDACCA_Memory, PeakTemporaryBytesPerPixel)
 {
     // The most temporary device memory a call holds at once (cudacca's pool high-water mark; the
