@@ -607,24 +607,56 @@ void copyToPinned(const PinnedOutput& out, const GpuMat& d, cudaStream_t s)
 arena's images (kKeptMaxPixels); pinned Mats are at most 256 MB in all (pinned_mats.cpp). */
 constexpr long long kMaxPinnedLabelPixels = 1ll << 22;
 
+/** Host Mat labels on their way (downloadLabels, then deliverLabels after the call's wait). */
+struct HostLabels
+{
+    PinnedOutput pinned; //!< the caller's Mat gets this pinned memory
+    Mat staged;          //!< or is copied from this pinned staging
+    int rows = 0;        //!< the label image's
+};
+
 /** Queues the download of the final labels `d` into the host output `out`. A host Mat that pinned_mats.hpp may
 take gets pinned memory (its own, in place, when it already holds it: N is known and checked here) and one copy
-at the link's speed; `pinned` then delivers it after the call's wait. A copy into pageable memory is staged by
-the driver: on the H100, 1 MB took about three times as long (doc/benchmarks.md, "Host labels in pinned Mats").
-Other outputs as downloadIfHost. */
-void downloadLabels(OutputArray out, const GpuMat& d, PinnedOutput& pinned, Stream& stream, bool& waitNeeded)
+at the link's speed; another plain Mat (the caller's own, or a Python array) is copied from a pinned staging of
+the same pool on OpenCV's threads after the wait (deliverLabels; not for an analyzer, `staging` false: that
+staging is a Mat header allocated per call). A copy into pageable memory is staged by the driver: on the H100,
+1 MB took 153 us against 27 into pinned memory (doc/benchmarks.md, "Host labels in pinned Mats"). Other outputs,
+and images over kMaxPinnedLabelPixels, as downloadIfHost. */
+void downloadLabels(OutputArray out, const GpuMat& d, HostLabels& l, bool staging, Stream& stream, bool& waitNeeded)
 {
-    const size_t rowBytes = static_cast<size_t>(d.cols) * d.elemSize();
-    if (isHostMat(out) && !d.empty() && static_cast<long long>(d.rows) * d.cols <= kMaxPinnedLabelPixels &&
-        pinned.open(out, d.rows, d.rows, d.cols, d.type(), true))
+    if (isHostMat(out) && !d.empty() && static_cast<long long>(d.rows) * d.cols <= kMaxPinnedLabelPixels)
     {
-        checkCuda(cudaMemcpy2DAsync(pinned.data(), rowBytes, d.data, d.step, rowBytes, d.rows, cudaMemcpyDeviceToHost,
-                                    StreamAccessor::getStream(stream)),
-                  "cudaMemcpy2DAsync (labels to a pinned Mat)");
-        waitNeeded = true;
-        return;
+        void* to = nullptr;
+        if (l.pinned.open(out, d.rows, d.rows, d.cols, d.type(), true))
+            to = l.pinned.data();
+        else if (staging && out.kind() == _InputArray::MAT && !(l.staged = pinnedStagingMat(d.rows, d.cols, d.type())).empty())
+            to = l.staged.data;
+        if (to)
+        {
+            l.rows = d.rows;
+            const size_t rowBytes = static_cast<size_t>(d.cols) * d.elemSize();
+            checkCuda(cudaMemcpy2DAsync(to, rowBytes, d.data, d.step, rowBytes, d.rows, cudaMemcpyDeviceToHost,
+                                        StreamAccessor::getStream(stream)),
+                      "cudaMemcpy2DAsync (labels to pinned memory)");
+            waitNeeded = true;
+            return;
+        }
     }
     downloadIfHost(out, d, stream, waitNeeded);
+}
+
+/** After the call's wait: the labels that downloadLabels sent to pinned memory, in the caller's Mat. */
+void deliverLabels(OutputArray out, HostLabels& l)
+{
+    if (l.pinned.data())
+        l.pinned.deliver(out, l.rows);
+    else if (!l.staged.empty())
+    {
+        HostCopies copies;
+        hostOutputFromStaging(out, l.staged.data, l.staged.rows, l.staged.cols, l.staged.type(), nullptr, &copies);
+        copies.run();
+        l.staged.release();
+    }
 }
 
 /** The most labels whose host stats and centroids the pipelines put in pinned Mats (36 MB of pinned memory). */
@@ -774,13 +806,13 @@ int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
     checkLabelCount(labelCount, ltype, c.statsOut, c.centroidsOut);
 
     bool waitNeeded = false;
-    PinnedOutput pinnedLabels;
+    HostLabels hostLabels;
     if (c.labelsOut.needed() && !labelsDirect)
     {
         if (c.labelsOut.kind() == _InputArray::CUDA_GPU_MAT)
             c.labels.copyTo(deviceOutput(c.labelsOut, rows, cols, ltype, c.plan.labelsBuffer, s), stream);
         else
-            downloadLabels(c.labelsOut, c.labels, pinnedLabels, stream, waitNeeded);
+            downloadLabels(c.labelsOut, c.labels, hostLabels, !r.hostOutputs, stream, waitNeeded);
     }
     // The statistics are in the host staging when it held them; else (and for GpuMat outputs) on the device.
     // When they did not fit, the staging grows to this frame's rows, so that the next such frame fits (an
@@ -819,8 +851,7 @@ int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
     copies.run();
     if (waitNeeded)
         stream.waitForCompletion();
-    if (pinnedLabels.data())
-        pinnedLabels.deliver(c.labelsOut, rows);
+    deliverLabels(c.labelsOut, hostLabels);
     if (pinnedStats.data())
         pinnedStats.deliver(c.statsOut, labelCount);
     if (pinnedCentroids.data())
@@ -1060,8 +1091,8 @@ int cudacca::connectedComponents(InputArray _image, OutputArray _labels, OutputA
     if (r.hostOutputs)
         r.hostOutputs->beginCall(stagingBytes(static_cast<size_t>(labelCount)));
     bool waitNeeded = false;
-    PinnedOutput pinnedLabels;
-    downloadLabels(_labels, c.labels, pinnedLabels, stream, waitNeeded);
+    HostLabels hostLabels;
+    downloadLabels(_labels, c.labels, hostLabels, !r.hostOutputs, stream, waitNeeded);
     // The free function's host Mat stats and centroids, into the caller's Mats as pinned Mats where they can be
     // (PinnedOutput; N is known and checked, so in place): one asynchronous copy each at the link's speed, no
     // copy on the host. Memory for a power of two of rows, at least kMinHostStagingRows, up to kMaxPinnedRows
@@ -1099,8 +1130,7 @@ int cudacca::connectedComponents(InputArray _image, OutputArray _labels, OutputA
         downloadIfHost(_centroids, c.statistics.centroids, stream, waitNeeded, r.hostOutputs);
     if (waitNeeded || stagedStats || stagedCentroids)
         stream.waitForCompletion();
-    if (pinnedLabels.data())
-        pinnedLabels.deliver(_labels, image.rows);
+    deliverLabels(_labels, hostLabels);
     if (pinnedStats.data())
         pinnedStats.deliver(_stats, labelCount);
     if (pinnedCentroids.data())

@@ -253,6 +253,16 @@ bool PinnedOutput::open(OutputArray out, int needRows, int allocRows, int cols, 
     return true;
 }
 
+Mat pinnedStagingMat(int rows, int cols, int type)
+{
+    if (!allocator().canTake(static_cast<size_t>(rows) * cols * CV_ELEM_SIZE(type)))
+        return Mat();
+    Mat b;
+    b.allocator = &allocator();
+    b.create(rows, cols, type);
+    return pinnedRows(b) >= rows ? b : Mat(); // (Mat::create fell back to the default allocator)
+}
+
 void PinnedOutput::deliver(OutputArray out, int rows)
 {
     CV_Assert(data_ && rows > 0 && rows <= rows_);

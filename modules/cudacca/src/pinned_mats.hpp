@@ -48,6 +48,10 @@ private:
     bool inPlace_ = false;
 };
 
+/** rows x cols of `type` in pinned memory of the pool, for a staging that the caller's own Mat is then copied from
+(its block waits in the pool for the next pinned Mat once released); an empty Mat when the limits allow no block. */
+Mat pinnedStagingMat(int rows, int cols, int type);
+
 /** The rows a Mat's memory holds from its first row (its datalimit), or 0 when it is not pinnedMatAllocator()'s. */
 int pinnedRows(const Mat& m);
 
