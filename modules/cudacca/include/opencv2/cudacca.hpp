@@ -140,7 +140,10 @@ AREA = 0, centroid (NaN, NaN)).
 (an ROI is fine) or a host Mat (uploaded on @p stream). Any size from 1x1 up to 2^31 - 2 pixels.
 @param labels Output label image of the same size, type @p ltype. A GpuMat stays on the GPU; a Mat or a
 cuda::HostMem (pinned: the download is an asynchronous copy) is downloaded; noArray() when only the
-statistics are wanted.
+statistics are wanted. On images of up to 2^22 pixels a host Mat gets the download at the link's speed: an empty
+Mat (or one that holds cudacca's pinned memory, as below for stats) receives pinned memory of cudacca's, written in
+place when passed again (shared with another Mat too: as Mat::create leaves it); the free function copies into
+other Mats (the caller's own, Python arrays) from a pinned staging on OpenCV's threads.
 @param stats Output N x 5 CV_32S matrix, one row per label, columns cv::CC_STAT_LEFT, CC_STAT_TOP,
 CC_STAT_WIDTH, CC_STAT_HEIGHT, CC_STAT_AREA. GpuMat, Mat or HostMem. Pass noArray() to skip the analysis:
 then no statistics work is done at all.
