@@ -397,6 +397,12 @@ TEST(CUDACCA_Memory, FreeFunctionKeepsItsSmallImageScratch)
         }
 }
 
+/** The paths the pinned-Mat tests take: the one-launch path (CCA_DEFAULT, 512x512), the run pipeline (CCA_DEFAULT,
+2048x1536), the forest pipeline (CCA_BKE, 640x480). */
+const CallPath kPinnedMatPaths[] = { { "one launch", cv::cuda::CCA_DEFAULT, cv::Size(512, 512), true },
+                                     { "run pipeline", cv::cuda::CCA_DEFAULT, cv::Size(2048, 1536), false },
+                                     { "forest pipeline", cv::cuda::CCA_BKE, cv::Size(640, 480), false } };
+
 TEST(CUDACCA_Memory, HostStatsInPinnedMats)
 {
     // Host stats and centroids given as default cv::Mats get pinned memory of cudacca's, which the GPU writes
@@ -404,14 +410,10 @@ TEST(CUDACCA_Memory, HostStatsInPinnedMats)
     // path no allocation at all); shared with another Mat, that one keeps the old results, unless the new ones have
     // its size (then both see them, as with Mat::create); a frame with more labels grows it; a released Mat's
     // memory serves the next call; Mats the caller keeps hold at most 8 pinned blocks; a CV_16U call refused for
-    // too many labels leaves it as it was. On the one-launch
-    // path (CCA_DEFAULT, 512x512), the run pipeline (CCA_DEFAULT, 2048x1536) and the forest pipeline (CCA_BKE).
+    // too many labels leaves it as it was. On each of kPinnedMatPaths.
     skipIfNoCudaDevice();
     std::mt19937 rng(testSeed());
-    const CallPath paths[] = { { "one launch", cv::cuda::CCA_DEFAULT, cv::Size(512, 512), true },
-                               { "run pipeline", cv::cuda::CCA_DEFAULT, cv::Size(2048, 1536), false },
-                               { "forest pipeline", cv::cuda::CCA_BKE, cv::Size(640, 480), false } };
-    for (const CallPath& path : paths)
+    for (const CallPath& path : kPinnedMatPaths)
     {
         SCOPED_TRACE(path.what);
         const cv::Mat few = randomBlockImage(path.size, 0.5, 16, rng);
@@ -549,15 +551,11 @@ TEST(CUDACCA_Memory, HostLabelsInPinnedMats)
     // Host labels given as a default cv::Mat get pinned memory of cudacca's, filled by one copy (pinned_mats.hpp), as
     // host stats and centroids do. Passed again, the Mat is written in place (shared with another Mat too, which then
     // sees the new labels, as Mat::create leaves it); a Mat the caller allocated itself stays its own (written in
-    // place, not pinned); CV_16U too.
-    // Results exact throughout; on the one-launch path no allocation once the Mats are in place. On the one-launch
-    // path (CCA_DEFAULT, 512x512), the run pipeline (CCA_DEFAULT, 2048x1536) and the forest pipeline (CCA_BKE).
+    // place, not pinned); CV_16U too. Results exact throughout; on the one-launch path no allocation once the Mats
+    // are in place. On each of kPinnedMatPaths.
     skipIfNoCudaDevice();
     std::mt19937 rng(testSeed());
-    const CallPath paths[] = { { "one launch", cv::cuda::CCA_DEFAULT, cv::Size(512, 512), true },
-                               { "run pipeline", cv::cuda::CCA_DEFAULT, cv::Size(2048, 1536), false },
-                               { "forest pipeline", cv::cuda::CCA_BKE, cv::Size(640, 480), false } };
-    for (const CallPath& path : paths)
+    for (const CallPath& path : kPinnedMatPaths)
     {
         SCOPED_TRACE(path.what);
         const cv::Mat first = randomBlockImage(path.size, 0.5, 1, rng);
