@@ -42,17 +42,6 @@ bool fitsForest(int rows, size_t ld)
     return static_cast<unsigned long long>(rows) * ld < static_cast<unsigned long long>(INT_MAX);
 }
 
-/** The input on the device: the caller's GpuMat, or a host Mat uploaded into `buffer`. */
-GpuMat deviceImage(InputArray image, StreamBuffer& buffer, Stream& stream)
-{
-    if (image.kind() == _InputArray::CUDA_GPU_MAT)
-        return image.getGpuMat();
-    Mat host = image.getMat();
-    GpuMat d = allocateMat(buffer, host.rows, host.cols, host.type(), StreamAccessor::getStream(stream));
-    d.upload(host, stream);
-    return d;
-}
-
 LabelForest forestOf(const GpuMat& m)
 {
     LabelForest f;
@@ -490,6 +479,45 @@ private:
     size_t pieces_ = 0;
 };
 
+/** The largest images (pixels) whose host input or host labels go through pinned memory of the pinned-Mat pool
+(deviceImage, downloadLabels): labels of 16 MB as CV_32S, the kept arena's images; pinned Mats are at most 256 MB
+in all (pinned_mats.cpp), and larger ones would stay pinned in its pool after the call. */
+constexpr long long kMaxPinnedImagePixels = 1ll << 22;
+
+/** Host images of at least this many bytes are uploaded through a pinned staging (deviceImage). */
+constexpr size_t kStagedUploadBytes = size_t(512) << 10;
+
+/** The input on the device: the caller's GpuMat, or a host Mat uploaded into `buffer`. The driver stages a copy from
+pageable memory itself (H100, `perf/host_costs.cu copies`: 1 MB in 115 us, 4 MB in 322, against 32 and 95 from
+pinned memory), so from kStagedUploadBytes on (and with `staging`: not for an analyzer, whose calls allocate
+nothing; up to kMaxPinnedImagePixels) the image is first copied into a pinned block of the pinned-Mat pool on
+OpenCV's threads: `staged`, which the caller keeps until its first wait (the copy must be done before the block is
+reused). */
+GpuMat deviceImage(InputArray image, StreamBuffer& buffer, Mat& staged, bool staging, Stream& stream)
+{
+    if (image.kind() == _InputArray::CUDA_GPU_MAT)
+        return image.getGpuMat();
+    const Mat host = image.getMat();
+    const cudaStream_t s = StreamAccessor::getStream(stream);
+    GpuMat d = allocateMat(buffer, host.rows, host.cols, host.type(), s);
+    const size_t rowBytes = static_cast<size_t>(host.cols) * host.elemSize();
+    if (staging && rowBytes * host.rows >= kStagedUploadBytes && host.total() <= static_cast<size_t>(kMaxPinnedImagePixels) &&
+        !(staged = pinnedStagingMat(host.rows, host.cols, host.type())).empty())
+    {
+        HostCopies copies;
+        if (host.isContinuous())
+            copies.add(staged.data, host.data, rowBytes * host.rows);
+        else
+            host.copyTo(staged); // (of its size and type: written in place)
+        copies.run();
+        checkCuda(cudaMemcpy2DAsync(d.data, d.step, staged.data, rowBytes, rowBytes, host.rows, cudaMemcpyHostToDevice, s),
+                  "cudaMemcpy2DAsync (the image from pinned memory)");
+        return d;
+    }
+    d.upload(host, stream);
+    return d;
+}
+
 /** A narrow host output (stats or centroids) from `rows` packed rows in pinned staging: an analyzer's output
 becomes a view of it (valid until its next call, as downloadIfHost's), others get a copy, into a Mat or HostMem
 by `copies` when given (the caller runs them), else at once. */
@@ -603,10 +631,6 @@ void copyToPinned(const PinnedOutput& out, const GpuMat& d, cudaStream_t s)
     copyToPinned(out, d.data, d.rows, d.cols * d.elemSize(), s);
 }
 
-/** The largest label image (pixels) that host Mat labels get pinned memory for: 16 MB as CV_32S, the kept
-arena's images (kKeptMaxPixels); pinned Mats are at most 256 MB in all (pinned_mats.cpp). */
-constexpr long long kMaxPinnedLabelPixels = 1ll << 22;
-
 /** Host Mat labels on their way (downloadLabels, then deliverLabels after the call's wait). */
 struct HostLabels
 {
@@ -621,10 +645,10 @@ at the link's speed; another plain Mat (the caller's own, or a Python array) is 
 the same pool on OpenCV's threads after the wait (deliverLabels; not for an analyzer, `staging` false: that
 staging is a Mat header allocated per call). A copy into pageable memory is staged by the driver: on the H100,
 1 MB took 153 us against 27 into pinned memory (doc/benchmarks.md, "Host labels in pinned Mats"). Other outputs,
-and images over kMaxPinnedLabelPixels, as downloadIfHost. */
+and images over kMaxPinnedImagePixels, as downloadIfHost. */
 void downloadLabels(OutputArray out, const GpuMat& d, HostLabels& l, bool staging, Stream& stream, bool& waitNeeded)
 {
-    if (isHostMat(out) && !d.empty() && static_cast<long long>(d.rows) * d.cols <= kMaxPinnedLabelPixels)
+    if (isHostMat(out) && !d.empty() && static_cast<long long>(d.rows) * d.cols <= kMaxPinnedImagePixels)
     {
         void* to = nullptr;
         if (l.pinned.open(out, d.rows, d.rows, d.cols, d.type(), true))
@@ -812,7 +836,7 @@ int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
         if (c.labelsOut.kind() == _InputArray::CUDA_GPU_MAT)
             c.labels.copyTo(deviceOutput(c.labelsOut, rows, cols, ltype, c.plan.labelsBuffer, s), stream);
         else
-            downloadLabels(c.labelsOut, c.labels, hostLabels, !r.hostOutputs, stream, waitNeeded);
+            downloadLabels(c.labelsOut, c.labels, hostLabels, !r.arena, stream, waitNeeded);
     }
     // The statistics are in the host staging when it held them; else (and for GpuMat outputs) on the device.
     // When they did not fit, the staging grows to this frame's rows, so that the next such frame fits (an
@@ -1073,7 +1097,8 @@ int cudacca::connectedComponents(InputArray _image, OutputArray _labels, OutputA
     const ArenaCall keptCall(kept, c.stream);
     const ArenaScope keptScope(kept);
     StreamBuffer imageBuffer;
-    const BinaryImage image = binaryImageOf(deviceImage(_image, imageBuffer, stream));
+    Mat stagedImage; // (held until the return: every path waits for the stream after the upload)
+    const BinaryImage image = binaryImageOf(deviceImage(_image, imageBuffer, stagedImage, !r.arena, stream));
     if (oneLaunch)
         return oneLaunchPipeline(c, image, stream);
     AlgorithmInstance instance;
@@ -1092,7 +1117,7 @@ int cudacca::connectedComponents(InputArray _image, OutputArray _labels, OutputA
         r.hostOutputs->beginCall(stagingBytes(static_cast<size_t>(labelCount)));
     bool waitNeeded = false;
     HostLabels hostLabels;
-    downloadLabels(_labels, c.labels, hostLabels, !r.hostOutputs, stream, waitNeeded);
+    downloadLabels(_labels, c.labels, hostLabels, !r.arena, stream, waitNeeded);
     // The free function's host Mat stats and centroids, into the caller's Mats as pinned Mats where they can be
     // (PinnedOutput; N is known and checked, so in place): one asynchronous copy each at the link's speed, no
     // copy on the host. Memory for a power of two of rows, at least kMinHostStagingRows, up to kMaxPinnedRows
