@@ -501,7 +501,9 @@ GpuMat deviceImage(InputArray image, StreamBuffer& buffer, Mat& staged, bool sta
     const cudaStream_t s = StreamAccessor::getStream(stream);
     GpuMat d = allocateMat(buffer, host.rows, host.cols, host.type(), s);
     const size_t rowBytes = static_cast<size_t>(host.cols) * host.elemSize();
-    if (staging && rowBytes * host.rows >= kStagedUploadBytes && host.total() <= static_cast<size_t>(kMaxPinnedImagePixels) &&
+    // A cuda::HostMem image is pinned already: uploaded from where it is.
+    if (staging && image.kind() != _InputArray::CUDA_HOST_MEM && rowBytes * host.rows >= kStagedUploadBytes &&
+        host.total() <= static_cast<size_t>(kMaxPinnedImagePixels) &&
         !(staged = pinnedStagingMat(host.rows, host.cols, host.type())).empty())
     {
         HostCopies copies;

@@ -547,4 +547,32 @@ TEST(CUDACCA_HostMem, SameAsTheCpu)
     }
 }
 
+TEST(CUDACCA_HostMem, ImageSameAsTheCpu)
+{
+    // A HostMem image (pinned already: uploaded from where it is, not through a staging copy) below and above the
+    // staging's 512 KB, into host and GpuMat outputs; the image unchanged.
+    skipIfNoCudaDevice();
+    std::mt19937 rng(testSeed());
+    const cv::Size sizes[] = { cv::Size(400, 300), cv::Size(1024, 600), cv::Size(1500, 1100) };
+    for (const cv::Size& size : sizes)
+    {
+        const cv::Mat img = randomBlockImage(size, 0.45, 1 + static_cast<int>(rng() % 4), rng);
+        cv::cuda::HostMem pinned(size, CV_8UC1);
+        img.copyTo(pinned.createMatHeader());
+        const CCResult ref = cpuReference(img, 8);
+        SCOPED_TRACE(cv::format("%dx%d", size.width, size.height));
+        for (int algorithm : { cv::cuda::CCA_DEFAULT, cv::cuda::CCA_BKE })
+        {
+            HostResult got;
+            got.n = cv::cuda::connectedComponentsWithStats(pinned, got.labels, got.stats, got.centroids, 8, CV_32S,
+                                                           algorithm);
+            EXPECT_TRUE(matchesCpu(ref, CV_32S, got)) << "host outputs, algorithm " << algorithm;
+            cv::cuda::GpuMat l, s, c;
+            const int n = cv::cuda::connectedComponentsWithStats(pinned, l, s, c, 8, CV_32S, algorithm);
+            EXPECT_TRUE(matchesCpu(ref, CV_32S, download(n, l, s, c))) << "GpuMat outputs, algorithm " << algorithm;
+        }
+        EXPECT_EQ(0, cvtest::norm(img, pinned.createMatHeader(), cv::NORM_INF)) << "the image was changed";
+    }
+}
+
 }} // namespace opencv_test::<anonymous>

@@ -137,8 +137,9 @@ the background row when the image has no background pixel (LEFT = -1, TOP = INT_
 AREA = 0, centroid (NaN, NaN)).
 
 @param image Single-channel 8-bit image, CV_8UC1 or CV_8SC1; nonzero pixels are foreground. A GpuMat
-(an ROI is fine) or a host Mat (uploaded on @p stream; from 512 KB up to 2^22 pixels the free function copies it into
-pinned memory first, on OpenCV's threads). Any size from 1x1 up to 2^31 - 2 pixels.
+(an ROI is fine), a cuda::HostMem (pinned: uploaded from where it is) or a host Mat (uploaded on @p stream; from
+512 KB up to 2^22 pixels the free function copies it into pinned memory first, on OpenCV's threads). Any size from
+1x1 up to 2^31 - 2 pixels.
 @param labels Output label image of the same size, type @p ltype. A GpuMat stays on the GPU; a Mat or a
 cuda::HostMem (pinned: the download is an asynchronous copy) is downloaded; noArray() when only the
 statistics are wanted. On images of up to 2^22 pixels a host Mat gets the download at the link's speed: an empty

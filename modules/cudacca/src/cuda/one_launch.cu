@@ -577,6 +577,20 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     if (!kBatch && total > p.out.maxLabel)
         return; // every block sees the same total: none reaches another barrier; only N is written
                 // (a batch checks each frame's count in phase 5)
+    if (kStats && statsFit && begin < end)
+    {
+        // This block's slots start neutral, stored by consecutive threads (full sectors) rather than by each
+        // root's thread (seven scattered stores a label: 64 x 512^2, g = 1, d = 25 %, 4-conn, 2.2 M labels,
+        // doc/benchmarks.md). Its roots hold labels before + 1 .. before + its count, in slots label + frame, with
+        // frame nondecreasing from the frame of its first word to that of its last; the slots between are the
+        // background slots of the frames that start in this block (frameBase[f] + f), which are this block's too
+        // (reset below, by the thread of the frame's first word, with the same values). No other block's slot
+        // lies in the range, as slots grow with the raster order. The top (minY) is left to the root's thread.
+        const int frameFirst = kBatch ? begin / frameWords : 0, frameLast = kBatch ? (end - 1) / frameWords : 0;
+        const int lastSlot = before + __ldcg(p.blockRoots + blockIdx.x) + frameLast;
+        for (int s = before + 1 + frameFirst + static_cast<int>(threadIdx.x); s <= lastSlot; s += kThreads)
+            device::resetAccumulators(p.acc, s, false);
+    }
     {
         // Rounds of kThreads words, one per thread, so that thread order is raster order: a thread's roots are
         // ranked after those of the threads before it.
@@ -623,20 +637,15 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
                 if (kStats && statsFit)
                     device::resetAccumulators(p.acc, rootsBefore + frame);
             }
-            // A label's accumulators start neutral but for the top: a root is its component's first pixel in
-            // raster order (phase 3), so no pixel of the component lies above the root's row, and phase 5's runs
+            // A label's accumulators start neutral (above) but for the top: a root is its component's first pixel
+            // in raster order (phase 3), so no pixel of the component lies above the root's row, and phase 5's runs
             // need no atomic for it (they carry INT_MAX, which the merges skip).
             for (unsigned rest = bits; rest; rest &= rest - 1)
             {
                 const int label = ++rootsBefore;
                 forest[y * cols + x0 + __ffs(rest) - 1] = -label;
                 if (kStats && statsFit)
-                {
-                    ComponentFeatures start;
-                    start.reset();
-                    start.minY = y - frame * p.paddedRows; // the frame's row (kBatch: frame is 0 otherwise)
-                    start.storeTo(p.acc, label + frame);
-                }
+                    p.acc.minY[label + frame] = y - frame * p.paddedRows; // the frame's row (frame 0 but in a batch)
             }
             before += rankedSoFar;
             __syncthreads();

@@ -115,10 +115,13 @@ struct ComponentFeatures
         }
         atomicAdd(acc.sumY + label, sumY);
     }
-    /** Plain store into label `label`'s accumulators: for the one thread that owns that label. */
-    __device__ __forceinline__ void storeTo(const StatsAccumulators& acc, int label) const
+    /** Plain store into label `label`'s accumulators: for the one thread that owns that label (its top,
+    minY, left to another thread's store when `withTop` is false). */
+    __device__ __forceinline__ void storeTo(const StatsAccumulators& acc, int label, bool withTop = true) const
     {
-        acc.minX[label] = minX; acc.minY[label] = minY;
+        acc.minX[label] = minX;
+        if (withTop)
+            acc.minY[label] = minY;
         acc.maxX[label] = maxX; acc.maxY[label] = maxY;
         if (acc.areaShift)
             acc.sumX[label] = areaAndSumX(acc.areaShift);
@@ -259,12 +262,13 @@ __device__ __forceinline__ void finalizeRows(const StatsAccumulators& acc, int b
     __syncthreads(); // the shared rows may be written again
 }
 
-/** Label l's accumulators set to the neutral value (ComponentFeatures::reset). */
-__device__ __forceinline__ void resetAccumulators(const StatsAccumulators& acc, int l)
+/** Label l's accumulators set to the neutral value (ComponentFeatures::reset); its top (minY) untouched when
+`withTop` is false. */
+__device__ __forceinline__ void resetAccumulators(const StatsAccumulators& acc, int l, bool withTop = true)
 {
     ComponentFeatures neutral;
     neutral.reset();
-    neutral.storeTo(acc, l);
+    neutral.storeTo(acc, l, withTop);
 }
 
 /** Features of one run: the single-run set, for the call sites that merge one run at a time. */
