@@ -494,52 +494,40 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     // 3 flatten the tile roots, and count the roots of this block's range (roots no longer change). Only the
     // tile roots were moved by phase 2 (every join links roots, and a path halving moves nodes of paths between
     // roots); every other pixel still points at its tile root, so a pixel reaches its root in at most two steps
-    // once the tile roots point at theirs (phase 5 takes them). The block's words in rounds of kThreads, a word
-    // per lane (lane j of warp k: word k + kWarps j of the round, so that every warp has words however few the
-    // block holds); then each warp takes only its words that hold tile roots, kInFlight at a time, a lane per
-    // pixel. Such a word is left holding the bits of the roots, for phase 4; a word without tile roots holds
-    // none (0) already. (One load per lane instead of one round trip per kInFlight words: 64 x 512^2 spent
-    // 59-63 us here at every density, most words holding no tile root.)
+    // once the tile roots point at theirs (phase 5 takes them). A lane per pixel of a word, kInFlight words
+    // per warp at a time; the word is left holding the bits of the roots, for phase 4.
     __shared__ int reduceScratch[kWarps];
     int begin, end; // this block's words
     blockWords(rows * p.wordsPerRow, begin, end);
     int blockRootCount; // (every thread's, for phase 4)
     {
         int roots = 0;
-        for (int round = begin; round < end; round += kThreads)
+        for (int w0 = begin + warp * kInFlight; w0 < end; w0 += kWarps * kInFlight)
         {
-            const int laneWord = round + warp + kWarps * lane;
-            const unsigned laneBits = laneWord < end ? __ldcg(p.rootBits + laneWord) : 0u;
-            for (unsigned pending = __ballot_sync(kFullMask, laneBits != 0); pending;) // (the same in every lane)
+            unsigned bits[kInFlight];
+            int i[kInFlight], v[kInFlight], node[kInFlight];
+#pragma unroll
+            for (int u = 0; u < kInFlight; ++u)
+                bits[u] = w0 + u < end ? __ldcg(p.rootBits + w0 + u) : 0u;
+#pragma unroll
+            for (int u = 0; u < kInFlight; ++u)
             {
-                int from[kInFlight]; // the lane holding the word, -1: none
-                unsigned bits[kInFlight];
-                int w[kInFlight], i[kInFlight], v[kInFlight], node[kInFlight];
+                const int w = w0 + u, y = w / p.wordsPerRow;
+                i[u] = y * cols + (w - y * p.wordsPerRow) * kWarpSize + lane;
+                v[u] = bits[u] >> lane & 1u ? slot(forest, i[u]) : 0;
+                node[u] = v[u] - 1; // -1: not a tile root
+            }
+            rootsOf(forest, node);
 #pragma unroll
-                for (int u = 0; u < kInFlight; ++u)
-                {
-                    from[u] = pending ? __ffs(pending) - 1 : -1;
-                    pending &= pending - 1;
-                    bits[u] = __shfl_sync(kFullMask, laneBits, max(from[u], 0));
-                    bits[u] = from[u] >= 0 ? bits[u] : 0u;
-                    w[u] = round + warp + kWarps * max(from[u], 0);
-                    const int y = w[u] / p.wordsPerRow;
-                    i[u] = y * cols + (w[u] - y * p.wordsPerRow) * kWarpSize + lane;
-                    v[u] = bits[u] >> lane & 1u ? slot(forest, i[u]) : 0;
-                    node[u] = v[u] - 1; // -1: not a tile root
-                }
-                rootsOf(forest, node);
-#pragma unroll
-                for (int u = 0; u < kInFlight; ++u)
-                {
-                    const bool root = v[u] != 0 && node[u] == i[u];
-                    if (v[u] != 0 && !root && v[u] != node[u] + 1)
-                        forest[i[u]] = node[u] + 1; // an ancestor: concurrent walks stay valid
-                    const unsigned rootMask = __ballot_sync(kFullMask, root);
-                    if (lane == 0 && from[u] >= 0)
-                        p.rootBits[w[u]] = rootMask; // (read above by this warp only)
-                    roots += root;
-                }
+            for (int u = 0; u < kInFlight; ++u)
+            {
+                const bool root = v[u] != 0 && node[u] == i[u];
+                if (v[u] != 0 && !root && v[u] != node[u] + 1)
+                    forest[i[u]] = node[u] + 1; // an ancestor: concurrent walks stay valid
+                const unsigned rootMask = __ballot_sync(kFullMask, root);
+                if (lane == 0 && w0 + u < end)
+                    p.rootBits[w0 + u] = rootMask; // (read above by this warp only)
+                roots += root;
             }
         }
         blockRootCount = blockSum(roots, reduceScratch);
