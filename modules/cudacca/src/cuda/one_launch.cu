@@ -150,6 +150,38 @@ __device__ __forceinline__ void rootsOf(const int* forest, int (&node)[kInFlight
     }
 }
 
+/** Phase 3 on kInFlight words of the root bits (w < 0: none) holding `bits`, a lane per pixel: each tile root
+flattened to point at its root, and the word left holding the bits of the roots (phase 4's). Returns this lane's
+roots. Every lane of the warp calls it. */
+__device__ __forceinline__ int flattenTileRoots(const Params& p, int cols, const int (&w)[kInFlight],
+                                                const unsigned (&bits)[kInFlight])
+{
+    const int lane = threadIdx.x % kWarpSize;
+    int i[kInFlight], v[kInFlight], node[kInFlight];
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u)
+    {
+        const int word = max(w[u], 0), y = word / p.wordsPerRow;
+        i[u] = y * cols + (word - y * p.wordsPerRow) * kWarpSize + lane;
+        v[u] = bits[u] >> lane & 1u ? slot(p.forest, i[u]) : 0;
+        node[u] = v[u] - 1; // -1: not a tile root
+    }
+    rootsOf(p.forest, node);
+    int roots = 0;
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u)
+    {
+        const bool root = v[u] != 0 && node[u] == i[u];
+        if (v[u] != 0 && !root && v[u] != node[u] + 1)
+            p.forest[i[u]] = node[u] + 1; // an ancestor: concurrent walks stay valid
+        const unsigned rootMask = __ballot_sync(kFullMask, root);
+        if (lane == 0 && w[u] >= 0)
+            p.rootBits[w[u]] = rootMask; // (read by this warp or, listed, by this block only, before)
+        roots += root;
+    }
+    return roots;
+}
+
 /** Phase 2's pairs: those that foreground pixel (y, x) joins with its earlier neighbours. Every adjacency is
 joined, directly or through a chain of joined ones (so the union-find sees every component whole):
  - left: always;
@@ -494,40 +526,73 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     // 3 flatten the tile roots, and count the roots of this block's range (roots no longer change). Only the
     // tile roots were moved by phase 2 (every join links roots, and a path halving moves nodes of paths between
     // roots); every other pixel still points at its tile root, so a pixel reaches its root in at most two steps
-    // once the tile roots point at theirs (phase 5 takes them). A lane per pixel of a word, kInFlight words
-    // per warp at a time; the word is left holding the bits of the roots, for phase 4.
+    // once the tile roots point at theirs (phase 5 takes them). A block of at most kWarps * kInFlight words (a
+    // 512^2 frame: 31) gives each warp its kInFlight words. More words go in rounds of kThreads, a word per
+    // thread: the words that hold tile roots are listed in shared memory, in order, and the warps take them
+    // kInFlight at a time, so that where few words hold a tile root a warp does not wait for each word's load in
+    // turn (64 x 512^2, g = 16, d = 50 %: 40 -> 15 us; doc/benchmarks.md). A word without tile roots holds no
+    // root bits already.
     __shared__ int reduceScratch[kWarps];
     int begin, end; // this block's words
     blockWords(rows * p.wordsPerRow, begin, end);
     int blockRootCount; // (every thread's, for phase 4)
     {
         int roots = 0;
-        for (int w0 = begin + warp * kInFlight; w0 < end; w0 += kWarps * kInFlight)
+        if (end - begin <= kWarps * kInFlight)
         {
-            unsigned bits[kInFlight];
-            int i[kInFlight], v[kInFlight], node[kInFlight];
-#pragma unroll
-            for (int u = 0; u < kInFlight; ++u)
-                bits[u] = w0 + u < end ? __ldcg(p.rootBits + w0 + u) : 0u;
-#pragma unroll
-            for (int u = 0; u < kInFlight; ++u)
+            const int w0 = begin + warp * kInFlight;
+            if (w0 < end) // (the whole warp)
             {
-                const int w = w0 + u, y = w / p.wordsPerRow;
-                i[u] = y * cols + (w - y * p.wordsPerRow) * kWarpSize + lane;
-                v[u] = bits[u] >> lane & 1u ? slot(forest, i[u]) : 0;
-                node[u] = v[u] - 1; // -1: not a tile root
+                int w[kInFlight];
+                unsigned bits[kInFlight];
+#pragma unroll
+                for (int u = 0; u < kInFlight; ++u)
+                {
+                    w[u] = w0 + u < end ? w0 + u : -1;
+                    bits[u] = w[u] >= 0 ? __ldcg(p.rootBits + w[u]) : 0u;
+                }
+                roots = flattenTileRoots(p, cols, w, bits);
             }
-            rootsOf(forest, node);
-#pragma unroll
-            for (int u = 0; u < kInFlight; ++u)
+        }
+        else
+        {
+            __shared__ int listedWords[kThreads];
+            __shared__ unsigned listedBits[kThreads];
+            for (int round = begin; round < end; round += kThreads)
             {
-                const bool root = v[u] != 0 && node[u] == i[u];
-                if (v[u] != 0 && !root && v[u] != node[u] + 1)
-                    forest[i[u]] = node[u] + 1; // an ancestor: concurrent walks stay valid
-                const unsigned rootMask = __ballot_sync(kFullMask, root);
-                if (lane == 0 && w0 + u < end)
-                    p.rootBits[w0 + u] = rootMask; // (read above by this warp only)
-                roots += root;
+                const int word = round + static_cast<int>(threadIdx.x);
+                const unsigned wordBits = word < end ? __ldcg(p.rootBits + word) : 0u;
+                const unsigned listing = __ballot_sync(kFullMask, wordBits != 0);
+                if (lane == 0)
+                    reduceScratch[warp] = __popc(listing);
+                __syncthreads();
+                int listed = 0, listedBefore = 0; // the round's listed words; those of the warps before this one
+                for (int k = 0; k < kWarps; ++k)
+                {
+                    const int c = reduceScratch[k];
+                    listedBefore += k < warp ? c : 0;
+                    listed += c;
+                }
+                if (wordBits != 0)
+                {
+                    const int at = listedBefore + __popc(listing & ((1u << lane) - 1u));
+                    listedWords[at] = word;
+                    listedBits[at] = wordBits;
+                }
+                __syncthreads();
+                for (int j0 = warp * kInFlight; j0 < listed; j0 += kWarps * kInFlight)
+                {
+                    int w[kInFlight];
+                    unsigned bits[kInFlight];
+#pragma unroll
+                    for (int u = 0; u < kInFlight; ++u)
+                    {
+                        w[u] = j0 + u < listed ? listedWords[j0 + u] : -1;
+                        bits[u] = j0 + u < listed ? listedBits[j0 + u] : 0u;
+                    }
+                    roots += flattenTileRoots(p, cols, w, bits);
+                }
+                __syncthreads(); // (the list and reduceScratch are written again)
             }
         }
         blockRootCount = blockSum(roots, reduceScratch);
