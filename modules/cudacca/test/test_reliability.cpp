@@ -711,6 +711,10 @@ TEST(CUDACCA_Sanitizer, RepresentativeSubset)
         return v;
     };
     const std::vector<std::pair<std::string, cv::Mat>> shortPathImgs = makeImages(false), longPathImgs = makeImages(true);
+    // CCA_DEFAULT's one-launch kernel flattens the tile roots of a block of more than 64 words of root bits through a
+    // list in shared memory (one_launch.cu, phase 3): an image large enough for that on a GPU of up to 192
+    // multiprocessors (two blocks each: 1024 x 1536 pixels, 49 152 words), once per connectivity and label type.
+    const cv::Mat listedWordsImg = randomBlockImage(cv::Size(1024, 1536), 0.7, 1, rng);
     for (int a : testedAlgorithms())
     {
         const AlgorithmRow* row = cv::cuda::cudacca::findAlgorithmRow(a);
@@ -726,6 +730,8 @@ TEST(CUDACCA_Sanitizer, RepresentativeSubset)
                     if (i % 4 == 2) { spec.stats = OUT_NONE; spec.centroids = OUT_NONE; }
                     EXPECT_TRUE(checkImage(imgs[i].second, p, imgs[i].first, spec));
                 }
+                if (a == cv::cuda::CCA_DEFAULT)
+                    EXPECT_TRUE(checkImage(listedWordsImg, p, "random 1024x1536 d=0.7 (listed words)"));
                 // an ROI input
                 const cv::Mat& img = imgs[0].second;
                 cv::cuda::GpuMat big(img.rows + 3, img.cols + 5, CV_8UC1, cv::Scalar(255));
