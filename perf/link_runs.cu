@@ -9,7 +9,9 @@
 //
 // Variants (median us of `calls` calls, CUDA events around each, each call preceded untimed by the detection, as
 // in the pipeline, and for the unions by the up links and first compression): linkRunsKernel with K = 1, 2, 4, 8
-// bitmap words a thread (`wK`); the module's choice for the image (linkWordsPerThread) is printed.
+// bitmap words a thread (`wK`); linkRunsSplitKernel, a word's runs split between two threads (`split`), and the same
+// where the run count on the device says 1.75 runs a word or more (`split?`, as for a table sized by its bound); the
+// module's choice for the image (linkWordsPerThread) is printed.
 // Checked: the up links' parents equal those of K = 1; after the unions and a compression, every run's root too.
 // Then two figures for the calls around them: the GPU's idle time across a host wait in the middle of a call (as
 // for the run count), and the module's labeling and label write as queued by a call (the labels-only pipeline).
@@ -42,8 +44,12 @@ int main(int argc, char** argv)
     const size_t runs = labeling.runs_;
     int* parent = labeling.runLabels_;
     const unsigned words = static_cast<unsigned>(t.rows) * static_cast<unsigned>(t.wordsPerRow);
-    std::printf("link_runs: %d^2, g = %d, d = %.2f, %zu runs, %u words, %d calls; the module takes %d words a thread\n",
-                side, r.g, r.g > 0 ? r.d : 1.0, runs, words, calls, labeling.linkWordsPerThread());
+    unsigned minRunsTimes4 = 0;
+    const bool split = labeling.linkSplit(minRunsTimes4);
+    std::printf("link_runs: %d^2, g = %d, d = %.2f, %zu runs, %u words, %d calls; the module takes %s\n", side, r.g,
+                r.g > 0 ? r.d : 1.0, runs, words, calls,
+                split ? (minRunsTimes4 ? "split?" : "split") : labeling.linkWordsPerThread() == 1 ? "w1"
+                : labeling.linkWordsPerThread() == 2 ? "w2" : "w4");
 
     standalone::EventTimer timer;
     unsigned* bits = const_cast<unsigned*>(t.bits);
@@ -100,6 +106,12 @@ int main(int argc, char** argv)
         timeIt("w2", kDown, [&] { launch(linkRunsKernel<8, kDown, 2>, 2); });
         timeIt("w4", kDown, [&] { launch(linkRunsKernel<8, kDown, 4>, 4); });
         timeIt("w8", kDown, [&] { launch(linkRunsKernel<8, kDown, 8>, 8); });
+        auto split = [&](unsigned minRunsTimes4) {
+            linkRunsSplitKernel<8, kDown><<<blocksFor(2ll * words, kWordThreads), kWordThreads, 0, stream>>>(t, parent, words,
+                                                                                                        minRunsTimes4);
+        };
+        timeIt("split", kDown, [&] { split(0); });
+        timeIt("split?", kDown, [&] { split(7); });
         timeIt("w1", kDown, [&] { launch(linkRunsKernel<8, kDown, 1>, 1); });
     };
     variants(std::false_type());

@@ -630,6 +630,44 @@ __global__ void linkRunsKernel(const RunTable t, int* parent, unsigned totalWord
     }
 }
 
+/** linkRunsKernel's pass (one word a thread) with a word's runs split between two threads where the runs are dense:
+thread i then takes the runs that start in half i % 2 (16 bits) of word i / 2. A word's runs are linked one after
+another, each with a few dependent loads, so at fine granularity its thread is the pass's critical path. Dense:
+`minRunsTimes4` = 0 (the host counted the runs), else the run count, on the device, is at least minRunsTimes4 / 4
+a word (a table sized by its bound, whose count the host has not waited for). A sparse table runs one word a thread
+(threads past the words return): each thread loads its word before the count is known, so that it waits for no
+more than linkRunsKernel's. Measured with perf/link_runs.cu (FullRunLabeling::linkSplit). */
+template <int kConnectivity, bool kDown>
+__global__ void linkRunsSplitKernel(const RunTable t, int* parent, unsigned totalWords, unsigned minRunsTimes4)
+{
+    device::dependentKernelStart(); // launched by launchDependent()
+    const unsigned thread = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned word = thread, f = 0, before = 0, half = ~0u;
+    if (minRunsTimes4 != 0 && thread < totalWords) // loaded before the run count is known
+    {
+        f = t.bits[thread];
+        before = t.edgesBefore[thread];
+    }
+    if (minRunsTimes4 == 0 || 4ull * t.rowSlots[t.rows] >= minRunsTimes4 * static_cast<unsigned long long>(totalWords))
+    {
+        word = thread / 2;
+        half = thread % 2 ? 0xFFFF0000u : 0x0000FFFFu;
+        if (word >= totalWords)
+            return;
+        f = t.bits[word];
+        before = t.edgesBefore[word];
+    }
+    else if (thread >= totalWords)
+        return;
+    const unsigned wordsPerRow = static_cast<unsigned>(t.wordsPerRow);
+    const int y = static_cast<int>(word / wordsPerRow);
+    const unsigned c = word - static_cast<unsigned>(y) * wordsPerRow;
+    const unsigned edgeMask = f ^ ((f << 1) | (before & 1u));
+    const unsigned starts = f & edgeMask & half; // rising edges in this thread's half
+    if (starts)
+        linkWordRuns<kConnectivity, kDown>(t, parent, y, c, before, edgeMask, starts);
+}
+
 /** FLSL+OTF creates every run's node: a root holding the run's own features, before any union moves them.
 One warp per row, one thread per run. */
 __global__ void __launch_bounds__(kRowThreads)
@@ -1124,6 +1162,7 @@ private:
     void compressRuns(cudaStream_t stream);
     void compressUpLinks(cudaStream_t stream);
     int linkWordsPerThread() const;
+    bool linkSplit(unsigned& minRunsTimes4) const;
     void launchWriteLabels(void* labels, size_t step, bool labels16u, LabelRows part, unsigned rows,
                            cudaStream_t stream) const;
     void checkAccumulate(RunFeatureMerge merge) const;
@@ -1288,7 +1327,11 @@ void FullRunLabeling::unite(bool onTheFly, cudaStream_t stream)
         constexpr bool kDown = decltype(down)::value;
         const int k = linkWordsPerThread();
         const unsigned blocks = blocksFor((words + k - 1) / k, kWordThreads);
-        if (k == 4)
+        unsigned minRunsTimes4 = 0;
+        if (linkSplit(minRunsTimes4))
+            launchDependent(linkRunsSplitKernel<kConnectivity, kDown>, blocksFor(2ll * words, kWordThreads), kWordThreads,
+                            stream, what, table_, runLabels_, words, minRunsTimes4);
+        else if (k == 4)
             launchDependent(linkRunsKernel<kConnectivity, kDown, 4>, blocks, kWordThreads, stream, what, table_,
                             runLabels_, words);
         else if (k == 2)
@@ -1312,6 +1355,19 @@ choice (perf/link_runs.cu): the full image (a run per 256 words) 26.9 against 16
 against 27.6 (two). With more runs a thread's links, made one after another, cost more than its loads: g = 4,
 d = 5 % (one per 2.6 words) took 36.0 with two words against 32.7, g = 4 and g = 1 at d = 50 % 2-2.6 times as long
 with four. */
+/** Whether the link passes split each bitmap word between two threads (linkRunsSplitKernel), and from which density
+(its `minRunsTimes4`): a table sized by its bound (images of up to about 2^23 pixels, inside the L2) from 1.75 runs
+a word, decided on the device; a counted table where the runs are at least 4 a word (0: split). H100,
+perf/link_runs.cu, up links + unions, us, one word a thread against split: 2048^2, g = 1, d = 25 % 35.7 -> 27.8,
+d = 50 % 77.4 -> 64.5, g = 4, d = 50 % (2 runs a word) 26.9 -> 23.0; 8192^2, g = 1, d = 50 % (8 a word) 729 -> 671,
+but g = 4, d = 50 % (2 a word) up links 26.1 -> 36.9 (doc/benchmarks.md, "The link passes split"). */
+bool FullRunLabeling::linkSplit(unsigned& minRunsTimes4) const
+{
+    const size_t words = static_cast<size_t>(table_.rows) * static_cast<size_t>(table_.wordsPerRow);
+    minRunsTimes4 = runsCounted_ ? 0u : 7u;
+    return !runsCounted_ || runs_ >= 4 * words;
+}
+
 int FullRunLabeling::linkWordsPerThread() const
 {
     const size_t words = static_cast<size_t>(table_.rows) * static_cast<size_t>(table_.wordsPerRow);
