@@ -14,8 +14,9 @@
 #   fuzz       differential fuzzing: CUDACCA_FUZZ_IMAGES (100000) images, stops after CUDACCA_FUZZ_SECONDS (540);
 #              CUDACCA_FUZZ_ALGOS_PER_IMAGE=k runs k random algorithms per image (0: all)
 #   sanitizer  compute-sanitizer memcheck, racecheck, synccheck, initcheck on the representative subset,
-#              per algorithm (CUDACCA_SANITIZE_ALGOS), with OPENCV_CUDACCA_BAND_MIN_RUNS=1 unless set (the subset's
-#              images are far too small for the FLSL family's band compression otherwise: labeling.hpp)
+#              per algorithm (CUDACCA_SANITIZE_ALGOS), with OPENCV_CUDACCA_BAND_MIN_RUNS=1 and
+#              OPENCV_CUDACCA_STATS_SEGMENT_WORDS=1 unless set (the subset's images are far too small for the FLSL
+#              family's band compression and row segments otherwise: labeling.hpp)
 #   large      16384^2, 32768^2 and 46340^2 images against the CPU (CUDACCA_LARGE_TESTS=1)
 #   bench      the cross-library benchmark (cudacca_bench, doc/benchmarks.md) into $OUT/bench, then
 #              perf/peers.py (CuPy) and perf/plot.py's summary; CUDACCA_BENCH_ARGS (e.g. --quick) go to the bench
@@ -144,6 +145,7 @@ if want sanitizer; then
   }
   export -f sanitize_one; export cs bin out
   export OPENCV_CUDACCA_BAND_MIN_RUNS=${OPENCV_CUDACCA_BAND_MIN_RUNS:-1}
+  export OPENCV_CUDACCA_STATS_SEGMENT_WORDS=${OPENCV_CUDACCA_STATS_SEGMENT_WORDS:-1}
   # Every algorithm of the module's one list (modules/cudacca/src/algorithm_list.hpp), names without CCA_, and
   # DEFAULT (its one-launch path for small images).
   all_algos="$(sed -nE 's/^ *X\(CCA_([A-Z0-9_]+),.*/\1/p' "$root/modules/cudacca/src/algorithm_list.hpp" | tr '\n' ' ')DEFAULT"

@@ -45,6 +45,12 @@ small images through the band kernels); 0 where it is not set: tables of at leas
 measured choice; a value that is not a number is ignored (environmentSize). The results are the same either way. */
 size_t bandMinRunsOverride();
 
+/** The bitmap words per warp of the FLSL family's statistics (flsl_labeling.cu, statsSegments) for every run table,
+as the environment variable OPENCV_CUDACCA_STATS_SEGMENT_WORDS sets it (read once; e.g. 1: a warp per word, so
+that the fuzzer and the sanitizers drive runs across many segments on small images); 0 where it is not set: the
+measured choice. The results are the same either way. */
+size_t statsSegmentWordsOverride();
+
 /** A labeling of the run-table pipeline (the FLSL family; doc/design.md, "The run-table pipeline"):
 its nodes are the image's row runs, not pixels, so it builds no LabelForest. It flattens and ranks its
 own roots (the shared ranking, run on the run table), writes the final labels once by expanding the runs,

@@ -27,6 +27,12 @@ size_t bandMinRunsOverride()
     return runs;
 }
 
+size_t statsSegmentWordsOverride()
+{
+    static const size_t words = environmentSize("OPENCV_CUDACCA_STATS_SEGMENT_WORDS", 0);
+    return words;
+}
+
 void RunLabeling::label(const BinaryImage&, const LabelForest&, int, bool, cudaStream_t)
 {
     CV_Error(Error::StsInternal, "cudacca: a run labeling builds no pixel forest (labelAndRank)");

@@ -247,6 +247,25 @@ __global__ void __launch_bounds__(kBandThreads) compressBandTopsKernel(int* pare
 
 // ---- the runs of a row, one per lane ----------------------------------------------------------------
 
+/** The end of a row's run that is open before word `from` (its last pixel before the word is foreground): the first
+background pixel at or after the word, or cols (bits past cols are 0 in the bitmap). The whole warp calls it. */
+__device__ __forceinline__ int runEndFrom(const unsigned* row, unsigned from, unsigned words, int cols)
+{
+    for (unsigned w0 = from; w0 < words; w0 += kWarpSize)
+    {
+        const unsigned c = w0 + laneId();
+        const unsigned background = c < words ? ~row[c] : ~0u;
+        const unsigned hit = __ballot_sync(kFullMask, background != 0);
+        if (hit)
+        {
+            const int j = __ffs(hit) - 1;
+            const unsigned b = __shfl_sync(kFullMask, background, j);
+            return static_cast<int>((w0 + j) * kWarpSize) + __ffs(b) - 1;
+        }
+    }
+    return cols;
+}
+
 /** A warp's ring of run edges (shared memory): edge k of the row at edge[k % kRing]; for a run start, the
 foreground bits around it in the rows above and below (see forEachRunRound). */
 struct RunRing
@@ -255,10 +274,15 @@ struct RunRing
     unsigned char neighbours[kRing];
 };
 
-/** Hands out the runs of a row, in order, one per lane: onRound(valid, s, e, r, neighbours) is called by
-the whole warp (warp-uniform), lane i holding run r = 32 * round + i, the pixels [s, e) of the row; lanes
-past the last run have valid == false. With kNeighbours, `neighbours` holds the bits of the row above at
-s-2, s-1, s (bits 0-2) and of the row below (bits 3-5) (0 where there is no such row).
+/** Hands out the runs of a row that START in its words firstWord .. endWord - 1 (a segment; 0 .. wordsPerRow - 1:
+the whole row), in order, one per lane: onRound(valid, s, e, r, neighbours) is called by the whole warp
+(warp-uniform), lane i holding the segment's run r = 32 * round + i, the pixels [s, e) of the row (e may lie past
+the segment); lanes past the last run have valid == false. With kNeighbours, `neighbours` holds the bits of the
+row above at s-2, s-1, s (bits 0-2) and of the row below (bits 3-5) (0 where there is no such row).
+A segment's edges are counted from -1 when a run is open at its first word (the pixel before it is foreground):
+that run's end, its first edge, goes to the ring's entry -1 (mod kRing), which no round reads, and the edges
+after it pair up as the segment's own runs. A run still open after endWord is closed at its end, found in the
+words after the segment (runEndFrom).
 
 This is Algorithm 1's compress-store, run from the bitmap instead of the image: 32 words per load, the
 edge mask of each word (m_c ^ funnelshift(m_p, m_c, 1)), and each edge stored at its rank
@@ -278,13 +302,17 @@ fewer than 32), hence at most 96 edges are live, fewer than kRing. Rounds hand o
 either way, so no live entry is overwritten. */
 template <bool kNeighbours, typename OnRound>
 __device__ __forceinline__ void forEachRunRound(const unsigned* row, const unsigned* above, const unsigned* below,
-                                                int wordsPerRow, int cols, RunRing& ring, OnRound&& onRound)
+                                                int wordsPerRow, int cols, unsigned firstWord, unsigned endWord,
+                                                RunRing& ring, OnRound&& onRound)
 {
     const unsigned lane = laneId();
     const unsigned lanesBelow = (1u << lane) - 1u;
     const unsigned words = static_cast<unsigned>(wordsPerRow);
-    unsigned carry = 0, carryAbove = 0, carryBelow = 0; // the words just before the current 32
-    int edges = 0;    // edges stored so far (same in every lane)
+    // the words just before the current 32
+    unsigned carry = firstWord > 0 ? row[firstWord - 1] : 0u;
+    unsigned carryAbove = kNeighbours && above && firstWord > 0 ? above[firstWord - 1] : 0u;
+    unsigned carryBelow = kNeighbours && below && firstWord > 0 ? below[firstWord - 1] : 0u;
+    int edges = -static_cast<int>(carry >> 31); // edges stored so far (same in every lane; -1: see above)
     int runsDone = 0; // runs handed out so far (same in every lane)
 
     auto round = [&]() {
@@ -305,10 +333,10 @@ __device__ __forceinline__ void forEachRunRound(const unsigned* row, const unsig
         __syncwarp(); // the ring entries were read before they are reused
     };
 
-    for (unsigned w0 = 0; w0 < words; w0 += kWarpSize)
+    for (unsigned w0 = firstWord; w0 < endWord; w0 += kWarpSize)
     {
         const unsigned c = w0 + lane;
-        const bool inRow = c < words;
+        const bool inRow = c < endWord;
         const unsigned f = inRow ? row[c] : 0u;
         unsigned fPrev = __shfl_up_sync(kFullMask, f, 1);
         if (lane == 0)
@@ -326,7 +354,9 @@ __device__ __forceinline__ void forEachRunRound(const unsigned* row, const unsig
                 bPrev = carryBelow;
             }
         }
-        const unsigned edgeMask = f ^ ((f << 1) | (fPrev >> 31));
+        // A lane past the segment has no edges (past the row, its 0 word would give the end of a run reaching the last
+        // column: closed below instead).
+        const unsigned edgeMask = inRow ? f ^ ((f << 1) | (fPrev >> 31)) : 0u;
         unsigned withEdges = __ballot_sync(kFullMask, edgeMask != 0); // none: inside a run or the background
         if (withEdges)
         {
@@ -389,12 +419,17 @@ __device__ __forceinline__ void forEachRunRound(const unsigned* row, const unsig
             carryBelow = __shfl_sync(kFullMask, b, kWarpSize - 1);
         }
     }
-    // Algorithm 1, lines 12-14: a run that reaches the last column closes at cols (when cols is a multiple
-    // of 32; otherwise the bitmap's zero bits past cols already gave that edge).
+    // A run open after the segment: the segment's own (edges > 0) ends where the words after it say; Algorithm 1,
+    // lines 12-14, a run that reaches the last column closes at cols. The run open before the segment (edges == -1)
+    // spans it and is not its own.
     if (edges & 1)
     {
-        if (lane == 0)
-            ring.edge[edges & (kRing - 1)] = cols;
+        if (edges > 0)
+        {
+            const int end = runEndFrom(row, endWord, words, cols);
+            if (lane == 0)
+                ring.edge[edges & (kRing - 1)] = end;
+        }
         ++edges;
     }
     while (runsDone < edges / 2)
@@ -681,7 +716,7 @@ initRunFeaturesKernel(const RunTable t, int* parent, const RunFeatures f)
         return;
     const size_t rowWord = static_cast<size_t>(y) * t.wordsPerRow;
     const unsigned rowSlot = t.rowSlots[y];
-    forEachRunRound<false>(t.bits + rowWord, nullptr, nullptr, t.wordsPerRow, t.cols, rings[warp],
+    forEachRunRound<false>(t.bits + rowWord, nullptr, nullptr, t.wordsPerRow, t.cols, 0, t.wordsPerRow, rings[warp],
                            [&](bool valid, int s, int e, int r, unsigned) {
         if (!valid)
             return;
@@ -714,7 +749,7 @@ uniteOnTheFlyKernel(const RunTable t, int* parent, const RunFeatures f)
     const unsigned* above = y > 0 ? row - t.wordsPerRow : nullptr;
     const unsigned* below = y + 1 < t.rows ? row + t.wordsPerRow : nullptr;
     const unsigned rowSlot = t.rowSlots[y];
-    forEachRunRound<true>(row, above, below, t.wordsPerRow, t.cols, rings[warp],
+    forEachRunRound<true>(row, above, below, t.wordsPerRow, t.cols, 0, t.wordsPerRow, rings[warp],
                           [&](bool valid, int s, int /*e*/, int r, unsigned nb) {
         if (!valid)
             return;
@@ -772,24 +807,84 @@ struct RunLabels
 
 // ---- statistics --------------------------------------------------------------------------------------
 
-/** Statistics of every label from the runs: one warp per row, one thread per run (forEachRunRound).
-Atomic: one set of atomics per run. ConflictDetection: Algorithm 3 first, then the leaders through the
-warp's carry. OnTheFly: the root runs copy their slot (one root per label: plain stores). The background
-of the row is the complement of its runs (per row: area = cols - (sum of run lengths), sum x =
-cols(cols-1)/2 - (sum over the runs), first and last background pixels from the first and last runs),
-reduced per block: 7 atomics per block. A run's
+/** A row's bitmap words cut into segments of `words` words for the statistics, a warp each (statsSegments). */
+struct RowSegments
+{
+    unsigned words;         //!< words per segment (the last one of a row may have fewer)
+    unsigned perRow;        //!< segments per row
+    unsigned minRunsTimes4; //!< cut only where the runs number at least minRunsTimes4 / 4 a word (0: always)
+
+    /** The segments as the run count on the device says: as they are where the runs are dense, else a warp per row
+    (the grid's blocks past the rows then have nothing to do). */
+    __device__ __forceinline__ RowSegments forRuns(const RunTable& t) const
+    {
+        if (perRow == 1 || minRunsTimes4 == 0 ||
+            4ull * t.rowSlots[t.rows] >= minRunsTimes4 * static_cast<unsigned long long>(t.rows) * static_cast<unsigned>(t.wordsPerRow))
+            return *this;
+        return { static_cast<unsigned>(t.wordsPerRow), 1u, 0u };
+    }
+
+    /** The segment of warp task `task` (row-major over rows and segments): its row y, and its words [c0, c1). */
+    __device__ __forceinline__ bool task(unsigned task, int rows, int wordsPerRow, int& y, unsigned& c0, unsigned& c1) const
+    {
+        const unsigned row = task / perRow;
+        y = static_cast<int>(row);
+        c0 = (task - row * perRow) * words;
+        c1 = min(c0 + words, static_cast<unsigned>(wordsPerRow));
+        return row < static_cast<unsigned>(rows);
+    }
+};
+
+/** The background pixels of the bitmap words [c0, c1) of row y (those words of `row`; bits past cols are 0 in the
+bitmap and not background), this lane's words c0 + lane, c0 + lane + 32, ...: their count, first and last x, sum of
+x (a word's: the count times its first x, plus bit k of every pixel's offset in it counted by one popcount each). */
+__device__ __forceinline__ ComponentFeatures segmentBackground(const unsigned* row, unsigned c0, unsigned c1, int cols, int y)
+{
+    ComponentFeatures b;
+    b.reset();
+    for (unsigned c = c0 + laneId(); c < c1; c += kWarpSize)
+    {
+        const int x0 = static_cast<int>(c * kWarpSize);
+        const int inRow = min(kWarpSize, cols - x0);
+        const unsigned bg = ~row[c] & (inRow == kWarpSize ? ~0u : (1u << inRow) - 1u);
+        if (!bg)
+            continue;
+        const int n = __popc(bg);
+        const unsigned offsets = __popc(bg & 0xAAAAAAAAu) + 2u * __popc(bg & 0xCCCCCCCCu) + 4u * __popc(bg & 0xF0F0F0F0u) +
+                                 8u * __popc(bg & 0xFF00FF00u) + 16u * __popc(bg & 0xFFFF0000u);
+        b.area += n;
+        b.sumX += static_cast<unsigned long long>(n) * static_cast<unsigned>(x0) + offsets;
+        b.minX = min(b.minX, x0 + __ffs(bg) - 1);
+        b.maxX = max(b.maxX, x0 + kWarpSize - 1 - __clz(bg));
+    }
+    if (b.area > 0)
+    {
+        b.minY = b.maxY = y;
+        b.sumY = static_cast<unsigned long long>(y) * static_cast<unsigned>(b.area);
+    }
+    return b;
+}
+
+/** Statistics of every label from the runs: one warp per row segment (RowSegments: a whole row where the rows are
+enough warps), one thread per run that starts in it (forEachRunRound). Atomic: one set of atomics per run.
+ConflictDetection: Algorithm 3 first, then the leaders through the warp's carry. OnTheFly: the root runs copy their
+slot (one root per label: plain stores). The background of a segment is counted from its bitmap words
+(segmentBackground), reduced per block: 7 atomics per block. A run's
 label is read from the ranked run table (RankedNodes::label), never from the label image. Does nothing when the
 accumulators hold fewer labels than the ranking found (*componentCount + 1): the host sized them before it
 knew N, and starts again once it does (connected_components.cpp, runPipeline). This is block `block`'s part,
 its `rings` in shared memory (kRowsPerBlock of them): accumulateRunsKernel and writeLabelsAndAccumulateKernel
 run it. */
 template <RunFeatureMerge kMerge>
-__device__ __forceinline__ void accumulateRunsBlock(unsigned block, RunRing* rings, const RunTable& t, const RankedNodes& runs,
-                                                    const StatsAccumulators& acc, const RunFeatures& features,
-                                                    const int* componentCount)
+__device__ __forceinline__ void accumulateRunsBlock(unsigned block, RunRing* rings, const RunTable& t, RowSegments segments,
+                                                    const RankedNodes& runs, const StatsAccumulators& acc,
+                                                    const RunFeatures& features, const int* componentCount)
 {
     if (*componentCount + 1 > acc.count) // the same value for every thread: every block returns
         return;
+    segments = segments.forRuns(t); // the same for every thread
+    if (static_cast<unsigned long long>(block) * kRowsPerBlock >= static_cast<unsigned long long>(t.rows) * segments.perRow)
+        return; // a block with no task (the grid has the blocks of the dense case): every thread of it returns
     __shared__ ComponentFeatures blockBackground;
     __shared__ device::BlockCarry blockCarry;
     if (threadIdx.x == 0)
@@ -801,40 +896,27 @@ __device__ __forceinline__ void accumulateRunsBlock(unsigned block, RunRing* rin
     const int warp = threadIdx.x / kWarpSize;
     int y;
     const int cols = t.cols;
-    const bool activeRow = warpRow(t.rows, y, block); // warp-uniform; every warp reaches the __syncthreads below
+    unsigned c0, c1;
+    // warp-uniform; every warp reaches the __syncthreads below
+    const bool activeRow = segments.task(block * kRowsPerBlock + warp, t.rows, t.wordsPerRow, y, c0, c1);
 
-    int lengthSum = 0;             // this lane's runs
-    unsigned long long sumXSum = 0; // this lane's runs
-    int firstStart = -1, firstEnd = -1, lastStart = -1, lastEnd = -1; // the row's first and last runs (uniform)
+    ComponentFeatures background; // this lane's words' background
+    background.reset();
     device::WarpCarry carry; // ConflictDetection
     if (activeRow)
     {
         const size_t rowWord = static_cast<size_t>(y) * t.wordsPerRow;
-        const unsigned rowSlot = t.rowSlots[y];
+        // the runs that start before the segment: the slots before its first run
+        const unsigned rowSlot = t.rowSlots[y] + (c0 > 0 ? (t.edgesBefore[rowWord + c0] + 1u) >> 1 : 0u);
         const unsigned lanesBelow = (1u << lane) - 1u;
         const unsigned lanesAbove = ~((2u << lane) - 1u);
         const unsigned long long y64 = static_cast<unsigned>(y);
+        background = segmentBackground(t.bits + rowWord, c0, c1, cols, y);
 
-        forEachRunRound<false>(t.bits + rowWord, nullptr, nullptr, t.wordsPerRow, cols, rings[warp],
+        forEachRunRound<false>(t.bits + rowWord, nullptr, nullptr, t.wordsPerRow, cols, c0, c1, rings[warp],
                                [&](bool valid, int s, int e, int r, unsigned) {
             const int len = e - s; // 0 when !valid
             const unsigned long long sx = valid ? runSumX(s, len) : 0ull;
-            lengthSum += len;
-            sumXSum += sx;
-            const unsigned validLanes = __ballot_sync(kFullMask, valid); // lanes 0..k-1
-            if (validLanes)
-            {
-                const int last = 31 - __clz(validLanes);
-                lastStart = __shfl_sync(kFullMask, s, last);
-                lastEnd = __shfl_sync(kFullMask, e, last);
-                const int s0 = __shfl_sync(kFullMask, s, 0);
-                const int e0 = __shfl_sync(kFullMask, e, 0);
-                if (firstStart < 0)
-                {
-                    firstStart = s0;
-                    firstEnd = e0;
-                }
-            }
 
             // A label's top is its root run's row (the root is the component's raster-first run), so only the
             // root's set carries its row as minY; the others carry INT_MAX, whose atomic the merges skip.
@@ -911,43 +993,23 @@ __device__ __forceinline__ void accumulateRunsBlock(unsigned block, RunRing* rin
                 root.storeTo(acc, runs.label(static_cast<int>(slot)));
             }
         });
-
-        for (int d = kWarpSize / 2; d > 0; d /= 2)
-        {
-            lengthSum += __shfl_down_sync(kFullMask, lengthSum, d);
-            sumXSum += __shfl_down_sync(kFullMask, sumXSum, d);
-        }
-    }
-    ComponentFeatures rowBackground; // lane 0: this row's background; the other lanes: nothing
-    rowBackground.reset();
-    const int backgroundArea = activeRow ? cols - lengthSum : 0;
-    if (lane == 0 && backgroundArea > 0)
-    {
-        rowBackground.area = backgroundArea;
-        rowBackground.minY = rowBackground.maxY = y;
-        // First background pixel: 0 unless a run starts there, then that run's end (< cols, as the row
-        // has background). Last: cols - 1 unless a run ends there, then before that run's start.
-        rowBackground.minX = firstStart != 0 ? 0 : firstEnd;
-        rowBackground.maxX = lastEnd != cols ? cols - 1 : lastStart - 1;
-        rowBackground.sumX = static_cast<unsigned long long>(cols) * static_cast<unsigned>(cols - 1) / 2ull - sumXSum;
-        rowBackground.sumY = static_cast<unsigned long long>(y) * static_cast<unsigned>(backgroundArea);
     }
     __syncthreads(); // the resets of blockBackground and blockCarry are seen
     if (kMerge == RunFeatureMerge::ConflictDetection && activeRow)
-        carry.finishInto(blockCarry, acc, false, 0, rowBackground);
-    device::mergeBlockBackground(rowBackground, blockBackground, acc); // its barrier follows every merge
+        carry.finishInto(blockCarry, acc, false, 0, background);
+    device::mergeBlockBackground(background, blockBackground, acc); // its barrier follows every merge
     if (kMerge == RunFeatureMerge::ConflictDetection && threadIdx.x == 0)
         blockCarry.flush(acc);
 }
 
 template <RunFeatureMerge kMerge>
 __global__ void __launch_bounds__(kRowThreads)
-accumulateRunsKernel(const RunTable t, const RankedNodes runs, const StatsAccumulators acc, const RunFeatures features,
-                     const int* componentCount)
+accumulateRunsKernel(const RunTable t, const RowSegments segments, const RankedNodes runs, const StatsAccumulators acc,
+                     const RunFeatures features, const int* componentCount)
 {
     device::dependentKernelStart(); // launched by launchDependent()
     __shared__ RunRing rings[kRowsPerBlock];
-    accumulateRunsBlock<kMerge>(blockIdx.x, rings, t, runs, acc, features, componentCount);
+    accumulateRunsBlock<kMerge>(blockIdx.x, rings, t, segments, runs, acc, features, componentCount);
 }
 
 // ---- the label image, written once --------------------------------------------------------------------
@@ -1112,7 +1174,7 @@ template <typename LabelT, RunFeatureMerge kMerge>
 __global__ void __launch_bounds__(kRowThreads)
 writeLabelsAndAccumulateKernel(const RunTable t, const RankedNodes runs, char* labels, size_t step, unsigned tilesPerRow,
                                bool vectorRows, LabelRows part, int* saved, unsigned writeBlocks, unsigned accumulateBlocks,
-                               const StatsAccumulators acc, const RunFeatures features, const int* componentCount)
+                               const RowSegments segments, const StatsAccumulators acc, const RunFeatures features, const int* componentCount)
 {
     device::dependentKernelStart(); // launched by launchDependent()
     __shared__ union
@@ -1125,7 +1187,7 @@ writeLabelsAndAccumulateKernel(const RunTable t, const RankedNodes runs, char* l
     const unsigned a = static_cast<unsigned>(b * static_cast<unsigned long long>(accumulateBlocks) / all);
     const unsigned aNext = static_cast<unsigned>((b + 1ull) * accumulateBlocks / all);
     if (aNext > a)
-        accumulateRunsBlock<kMerge>(a, shared.rings, t, runs, acc, features, componentCount);
+        accumulateRunsBlock<kMerge>(a, shared.rings, t, segments, runs, acc, features, componentCount);
     else
         writeLabelsBlock<LabelT>(b - a, shared.tile, t, RunLabels{ runs }, labels, step, tilesPerRow, vectorRows, part, saved);
 }
@@ -1163,6 +1225,11 @@ private:
     void compressUpLinks(cudaStream_t stream);
     int linkWordsPerThread() const;
     bool linkSplit(unsigned& minRunsTimes4) const;
+    RowSegments statsSegments() const;
+    unsigned segmentBlocks(const RowSegments& s) const
+    {
+        return blocksFor(static_cast<long long>(s.perRow) * table_.rows, kRowsPerBlock);
+    }
     void launchWriteLabels(void* labels, size_t step, bool labels16u, LabelRows part, unsigned rows,
                            cudaStream_t stream) const;
     void checkAccumulate(RunFeatureMerge merge) const;
@@ -1378,6 +1445,30 @@ int FullRunLabeling::linkWordsPerThread() const
     return 6 * runs_ <= words ? 2 : 1;
 }
 
+/** The statistics' warps (accumulateRunsBlock): a row each where the rows are at least kStatsWarps, else each row
+cut into segments of at least kMinSegmentWords bitmap words, as many as make kStatsWarps warps, where the runs are
+dense (at least 4 a word: the kernel decides from the run count on the device; the grid has the blocks of the cut).
+With a warp per row, 2048^2 runs 2048 warps, about 16 an SM, each through up to 16 rounds of runs one after
+another. H100, 2048^2, g = 1, statistics only (the benchmark, fastest of 4 rounds), a warp per row against
+segments of 16 words: d = 50 % 152 -> 138 us, d = 60 % 149 -> 128, d = 75 % 121 -> 113; where the runs are sparse
+(d = 95 %, g = 16) the cut cost 3-6 us, hence the density rule (doc/benchmarks.md, "The statistics by row
+segments"). */
+RowSegments FullRunLabeling::statsSegments() const
+{
+    constexpr unsigned kStatsWarps = 8192, kMinSegmentWords = 16, kMinRunsTimes4 = 16;
+    const unsigned words = static_cast<unsigned>(table_.wordsPerRow);
+    if (const size_t forced = statsSegmentWordsOverride())
+    {
+        const unsigned segmentWords = static_cast<unsigned>(std::min<size_t>(forced, words));
+        return { segmentWords, (words + segmentWords - 1) / segmentWords, 0u };
+    }
+    const unsigned rows = static_cast<unsigned>(table_.rows);
+    const unsigned wanted = rows >= kStatsWarps ? 1u : (kStatsWarps + rows - 1) / rows;
+    const unsigned segments = std::max(1u, std::min(wanted, words / kMinSegmentWords));
+    const unsigned segmentWords = (words + segments - 1) / segments;
+    return { segmentWords, (words + segmentWords - 1) / segmentWords, kMinRunsTimes4 };
+}
+
 void FullRunLabeling::compressRuns(cudaStream_t stream)
 {
     const unsigned blocks = std::min(blocksFor(static_cast<long long>(runs_), kWordThreads), kMaxCompressBlocks);
@@ -1466,16 +1557,17 @@ void FullRunLabeling::checkAccumulate(RunFeatureMerge merge) const
 void FullRunLabeling::accumulate(RunFeatureMerge merge, const StatsAccumulators& stats, cudaStream_t stream) const
 {
     checkAccumulate(merge);
-    const unsigned blocks = rowBlocks(table_.rows);
+    const RowSegments segments = statsSegments();
+    const unsigned blocks = segmentBlocks(segments);
     if (merge == RunFeatureMerge::OnTheFly)
         launchDependent(accumulateRunsKernel<RunFeatureMerge::OnTheFly>, blocks, kRowThreads, stream, "FLSL statistics",
-                        table_, rankedRuns_, stats, features_, componentCount_);
+                        table_, segments, rankedRuns_, stats, features_, componentCount_);
     else if (merge == RunFeatureMerge::ConflictDetection)
         launchDependent(accumulateRunsKernel<RunFeatureMerge::ConflictDetection>, blocks, kRowThreads, stream,
-                        "FLSL statistics", table_, rankedRuns_, stats, features_, componentCount_);
+                        "FLSL statistics", table_, segments, rankedRuns_, stats, features_, componentCount_);
     else
         launchDependent(accumulateRunsKernel<RunFeatureMerge::Atomic>, blocks, kRowThreads, stream, "FLSL statistics",
-                        table_, rankedRuns_, stats, features_, componentCount_);
+                        table_, segments, rankedRuns_, stats, features_, componentCount_);
 }
 
 /** The statistics of the FLSL family, from the run table its FullRunLabeling kept (no label image read). */
@@ -1508,13 +1600,14 @@ void FullRunLabeling::writeLabelsAndAccumulate(void* labels, size_t step, const 
     checkLabelsHome(labels, step, false);
     unsigned tilesPerRow = 0;
     const unsigned writeBlocks = writeGrid(static_cast<unsigned>(table_.rows), tilesPerRow);
-    const unsigned accumulateBlocks = rowBlocks(table_.rows);
+    const RowSegments segments = statsSegments();
+    const unsigned accumulateBlocks = segmentBlocks(segments);
     const bool vectorRows = reinterpret_cast<size_t>(labels) % 16 == 0 && step % 16 == 0;
     const LabelRows part = home_.data ? LabelRows::PastTable : LabelRows::All;
     auto launch = [&](auto kernel) {
         launchDependent(kernel, writeBlocks + accumulateBlocks, kRowThreads, stream, "FLSL labels and statistics", table_,
                         rankedRuns_, static_cast<char*>(labels), step, tilesPerRow, vectorRows, part, savedLabels_,
-                        writeBlocks, accumulateBlocks, stats, features_, componentCount_);
+                        writeBlocks, accumulateBlocks, segments, stats, features_, componentCount_);
     };
     if (merge == RunFeatureMerge::OnTheFly)
         launch(writeLabelsAndAccumulateKernel<int, RunFeatureMerge::OnTheFly>);
