@@ -60,17 +60,7 @@ int main(int argc, char** argv)
                 us.push_back(t);
         }
         check(cudaMemcpy(got.data(), memory, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
-        const char* verdict = "SAME";
-        if (reference.empty())
-        {
-            reference = got;
-            verdict = "(the reference)";
-        }
-        else if (got != reference)
-        {
-            verdict = "DIFFERENT";
-            status = 1;
-        }
+        const char* verdict = standalone::compareWithReference(reference, got, status);
         std::sort(us.begin(), us.end());
         char name[16];
         std::snprintf(name, sizeof name, w == 0 ? "auto" : "w%u", w);

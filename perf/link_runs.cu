@@ -80,18 +80,7 @@ int main(int argc, char** argv)
         if (down)
             labeling.compressRuns(stream);
         check(cudaMemcpy(got.data(), parent, runs * sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy");
-        std::vector<int>& reference = down ? rootReference : upReference;
-        const char* verdict = "SAME";
-        if (reference.empty())
-        {
-            reference = got;
-            verdict = "(the reference)";
-        }
-        else if (got != reference)
-        {
-            verdict = "DIFFERENT";
-            status = 1;
-        }
+        const char* verdict = standalone::compareWithReference(down ? rootReference : upReference, got, status);
         std::sort(us.begin(), us.end());
         std::printf("  %-6s %-8s %8.2f us (min %.2f, max %.2f) %s\n", down ? "unions" : "up", name, us[us.size() / 2],
                     us.front(), us.back(), verdict);

@@ -46,6 +46,22 @@ namespace standalone {
 
 inline void check(cudaError_t e, const char* what) { cv::cuda::cudacca::checkCuda(e, what); }
 
+/** A variant's result against the first variant's: "(the reference)" the first time (`got` becomes the reference),
+then "SAME" or "DIFFERENT" (and status = 1). */
+template <typename T>
+const char* compareWithReference(std::vector<T>& reference, const std::vector<T>& got, int& status)
+{
+    if (reference.empty())
+    {
+        reference = got;
+        return "(the reference)";
+    }
+    if (got == reference)
+        return "SAME";
+    status = 1;
+    return "DIFFERENT";
+}
+
 /** The time of what `launch` queues on `stream`, us, from CUDA events around it (waits for it). */
 struct EventTimer
 {
