@@ -955,6 +955,35 @@ TEST(CUDACCA_Labels, LinkPassesOverSparseRuns)
     }
 }
 
+TEST(CUDACCA_Stats, RowSegmentsOfManyRuns)
+{
+    // The run pipeline's statistics cut the rows of an image with fewer than 8192 rows into segments of bitmap words,
+    // a warp each, where the runs are dense (flsl_labeling.cu, statsSegments); a segment that starts inside a run
+    // drops that run's end, its first edge (forEachRunRound). Found by the fuzzer (session 38, replay
+    // 0x0ad25d1e5f012e38): a 1601 x 2126 checkerboard, 3 segments of 17 words a row; row 1's last segment starts
+    // after the open run at x = 1087 and holds 256 one-pixel runs, 513 edges in one store, whose dropped first
+    // edge shared the ring's last slot with the last run's end (that run's width came out -511). Both phases, both
+    // connectivities, statistics with and without labels, exact against the CPU.
+    skipIfNoCudaDevice();
+    const std::vector<int> algorithms = runPipelineAlgorithms();
+    if (algorithms.empty())
+        return;
+    FailureBudget budget;
+    for (int phase : { 0, 1 })
+    {
+        const cv::Mat img = checkerboard(cv::Size(1601, 2126), phase);
+        for (OutKind labels : { OUT_GPU, OUT_NONE })
+        {
+            RunSpec spec;
+            spec.labels = labels;
+            if (!checkWithBothConnectivities(img, algorithms, CV_32S,
+                                             cv::format("checkerboard 1601x2126, phase %d, %s", phase, specName(spec).c_str()),
+                                             budget, spec))
+                return;
+        }
+    }
+}
+
 TEST(CUDACCA_Stats, AreaSharingTheSumOfXWord)
 {
     // The run pipeline (CCA_FLSL, CCA_FLSL_CD, CCA_FLSL_OTF, and CCA_DEFAULT above 2^21 pixels) keeps a label's

@@ -296,7 +296,9 @@ edges + __popc(mask & lanes below). Two ways to store a load's 32 words:
   - else word by word: only words with edges are visited (a ballot over the 32 words), each word's edges
     spread over the lanes, and a round as soon as 32 runs are complete.
 Ring bound: the live entries are the stored edges not yet handed out, edges - 2 runsDone. The first way stores
-only when they stay within kRing. In the second, before a word fewer than 32 complete runs wait (< 64 edges)
+only when they stay within kRing, the dropped edge's entry -1 counted while it is stored (a segment of 17 words
+after an open run, 256 one-pixel runs: 513 edges in one store, entries -1 and 511 both in slot 511, lost the last
+run's end: CUDACCA_Stats.RowSegmentsOfManyRuns). In the second, before a word fewer than 32 complete runs wait (< 64 edges)
 plus maybe one open start; a word adds at most 32 edges (so at most 17 complete runs: a round after it leaves
 fewer than 32), hence at most 96 edges are live, fewer than kRing. Rounds hand out the runs in edge order
 either way, so no live entry is overwritten. */
@@ -369,7 +371,9 @@ __device__ __forceinline__ void forEachRunRound(const unsigned* row, const unsig
                     upTo += t;
             }
             const int loadEdges = static_cast<int>(__shfl_sync(kFullMask, upTo, kWarpSize - 1));
-            if (edges - 2 * runsDone + loadEdges <= kRing) // warp-uniform: all 32 words at once
+            // The entries the store takes: the live ones, the load's, and the dropped edge's entry -1 while it is
+            // stored (edges < 0: in this same store, so its slot, kRing - 1, must not be another entry's).
+            if (edges - 2 * runsDone + loadEdges + (edges < 0 ? 1 : 0) <= kRing) // warp-uniform: all 32 words at once
             {
                 int k = edges + static_cast<int>(upTo - count);
                 for (unsigned m = edgeMask; m; m &= m - 1)
