@@ -298,7 +298,7 @@ edges + __popc(mask & lanes below). Two ways to store a load's 32 words:
 Ring bound: the live entries are the stored edges not yet handed out, edges - 2 runsDone. The first way stores
 only when they stay within kRing, the dropped edge's entry -1 counted while it is stored (a segment of 17 words
 after an open run, 256 one-pixel runs: 513 edges in one store, entries -1 and 511 both in slot 511, lost the last
-run's end: CUDACCA_Stats.RowSegmentsOfManyRuns). In the second, before a word fewer than 32 complete runs wait (< 64 edges)
+run's end: CUDACCA_Stats.RowSegmentsOfManyRuns; scripts/check_run_segments.py models the rounds store by store). In the second, before a word fewer than 32 complete runs wait (< 64 edges)
 plus maybe one open start; a word adds at most 32 edges (so at most 17 complete runs: a round after it leaves
 fewer than 32), hence at most 96 edges are live, fewer than kRing. Rounds hand out the runs in edge order
 either way, so no live entry is overwritten. */
