@@ -5,29 +5,36 @@ group as a geometric mean with the smallest and largest ratio (below 1: NEW is f
 builds on one machine ("Comparing two builds" in doc/benchmarks.md), and for reading one commit's run against
 the committed one. BASE and NEW may each be several runs, comma-separated (the rounds of an A/B run): a case's
 time is then its smallest median_us over the runs that hold it, which takes out most of the slow stretches of a
-shared machine.
+shared machine; with --median, the median over the runs instead (the smallest favours a side whose one round ran
+fast: at 2048² the first benchmark process on a machine ran up to 15 % faster at g = 16; doc/benchmarks.md).
 
     python3 perf/compare.py BASE.csv[,BASE2.csv...] NEW.csv[,NEW2.csv...] [--by algorithm,variant,g]
-                            [--library cudacca] [--algorithm DEFAULT] [--worst 5]
+                            [--library cudacca] [--algorithm DEFAULT] [--worst 5] [--median]
 """
 import argparse
 import collections
 import csv
 import math
+import statistics
 import sys
 
 KEY = ("library", "algorithm", "variant", "width", "height", "g", "density", "connectivity")
 
 
-def load(paths):
-    """The rows of the comma-separated runs `paths`, one per case: the one with the smallest median_us."""
-    rows = {}
+def load(paths, median=False):
+    """The rows of the comma-separated runs `paths`, one per case: the one with the smallest median_us, or with
+    `median` the case's first row with its median_us replaced by the median over the runs."""
+    rows, times = {}, collections.defaultdict(list)
     for path in paths.split(","):
         with open(path, newline="") as f:
             for r in csv.DictReader(f):
                 key = tuple(r[k] for k in KEY)
+                times[key].append(float(r["median_us"]))
                 if key not in rows or float(r["median_us"]) < float(rows[key]["median_us"]):
                     rows[key] = r
+    if median:
+        for key, row in rows.items():
+            row["median_us"] = str(statistics.median(times[key]))
     return rows
 
 
@@ -40,13 +47,14 @@ def main():
     ap.add_argument("--library", help="only this library's rows")
     ap.add_argument("--algorithm", help="only this algorithm's rows")
     ap.add_argument("--worst", type=int, default=0, help="also print the N cases with the largest ratio")
+    ap.add_argument("--median", action="store_true", help="a case's time over several runs: their median, not the smallest")
     a = ap.parse_args()
     by = a.by.split(",")
     for column in by:
         if column not in KEY:
             sys.exit("--by: %s is not one of %s" % (column, ", ".join(KEY)))
 
-    base, new = load(a.base), load(a.new)
+    base, new = load(a.base, a.median), load(a.new, a.median)
     groups = collections.defaultdict(list)
     cases = []
     for key, row in new.items():

@@ -185,9 +185,13 @@ if want ab; then
     echo "ab: no library variants (scripts/stage_ab_library.sh puts them in BUNDLE/var)"; status=1
   else
     variants=${CUDACCA_AB_VARIANTS:-$(ls "$bundle/var" | tr '\n' ' ')} # (one line: the first is the base)
+    read -r -a order <<< "$variants"
     base=""
     for round in $(seq 1 "${CUDACCA_AB_ROUNDS:-1}"); do
-      for v in $variants; do
+      # The order turns by one each round: no variant always runs first (the first process on a machine ran up to
+      # 15 % faster at 2048², g = 16: doc/benchmarks.md, "The A/B protocol's first round").
+      for i in "${!order[@]}"; do
+        v=${order[$(( (i + round - 1) % ${#order[@]} ))]}
         run=$out/ab/${v}_$round; mkdir -p "$run"
         LD_LIBRARY_PATH=$bundle/var/$v:$LD_LIBRARY_PATH ldd "$bin/cudacca_bench" | grep -o 'libopencv_cudacca[^ ]* => [^ ]*'
         LD_LIBRARY_PATH=$bundle/var/$v:$LD_LIBRARY_PATH "$bin/cudacca_bench" --out "$run" \
@@ -209,8 +213,8 @@ if want ab; then
       rounds() { ls "$out"/ab/"$1"_*/results.csv | paste -sd, -; }
       for v in $variants; do
         [ "$v" = "$first" ] && continue
-        echo "-- $v against $first, the fastest of ${CUDACCA_AB_ROUNDS} rounds per case (time ratio, below 1: faster)"
-        python3 "$root/perf/compare.py" "$(rounds "$first")" "$(rounds "$v")" --by library,algorithm,variant,width,g --worst 3
+        echo "-- $v against $first, the median of ${CUDACCA_AB_ROUNDS} rounds per case (time ratio, below 1: faster)"
+        python3 "$root/perf/compare.py" "$(rounds "$first")" "$(rounds "$v")" --by library,algorithm,variant,width,g --worst 3 --median
       done
     fi
   fi
