@@ -102,6 +102,14 @@ struct RunTable
         const unsigned upToX = (2u << (x & 31)) - 1u; // x % 32 == 31: 2u << 31 == 0, all bits
         return rowSlots[y] + ((before + __popc(edgeMask & upToX) - 1u) >> 1);
     }
+
+    /** Whether the runs, as the count on the device says, number at least minRunsTimes4 / 4 a word of `words`
+    (minRunsTimes4 = 0: the host counted them and chose already, so always): where the link passes split a
+    word's runs and the statistics cut rows into segments. */
+    __device__ __forceinline__ bool runsDense(unsigned minRunsTimes4, unsigned long long words) const
+    {
+        return minRunsTimes4 == 0 || 4ull * rowSlots[rows] >= minRunsTimes4 * words;
+    }
 };
 
 // ---- run detection (Algorithm 1) --------------------------------------------------------------------
@@ -687,7 +695,7 @@ __global__ void linkRunsSplitKernel(const RunTable t, int* parent, unsigned tota
         f = t.bits[thread];
         before = t.edgesBefore[thread];
     }
-    if (minRunsTimes4 == 0 || 4ull * t.rowSlots[t.rows] >= minRunsTimes4 * static_cast<unsigned long long>(totalWords))
+    if (t.runsDense(minRunsTimes4, totalWords))
     {
         word = thread / 2;
         half = thread % 2 ? 0xFFFF0000u : 0x0000FFFFu;
@@ -822,8 +830,7 @@ struct RowSegments
     (the grid's blocks past the rows then have nothing to do). */
     __device__ __forceinline__ RowSegments forRuns(const RunTable& t) const
     {
-        if (perRow == 1 || minRunsTimes4 == 0 ||
-            4ull * t.rowSlots[t.rows] >= minRunsTimes4 * static_cast<unsigned long long>(t.rows) * static_cast<unsigned>(t.wordsPerRow))
+        if (perRow == 1 || t.runsDense(minRunsTimes4, static_cast<unsigned long long>(t.rows) * static_cast<unsigned>(t.wordsPerRow)))
             return *this;
         return { static_cast<unsigned>(t.wordsPerRow), 1u, 0u };
     }
