@@ -4,7 +4,7 @@
 // Standalone (no OpenCV): flsl_labeling.cu and analysis.cu are compiled into this translation unit.
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I modules/cudacca/src -I perf -o accumulate_runs perf/accumulate_runs.cu
-//   ./accumulate_runs [side 2048] [granularity 1] [density 0.5] [calls 30]   (granularity 0: the full image)
+//   ./accumulate_runs [side 2048] [granularity 1] [density 0.5] [calls 30] [connectivity 8]   (granularity 0: the full image)
 //
 // Variants (median us of `calls` calls, CUDA events around the kernel alone, each call preceded untimed by the
 // accumulators' initialization): the module's choice (`auto`), then W words a segment (`wW`; the row's words: a
@@ -36,8 +36,8 @@ int main(int argc, char** argv)
     check(cudaMalloc(&memory, bytes), "cudaMalloc");
     const int shift = statsAreaShift(r.side, r.side);
     const unsigned wordsPerRow = static_cast<unsigned>(labeling.table_.wordsPerRow);
-    std::printf("accumulate_runs: %d^2, g = %d, d = %.2f, %zu runs, %d labels, %d calls; the module's segments: %u words\n",
-                r.side, r.g, r.g > 0 ? r.d : 1.0, labeling.runs_, n, r.calls, labeling.statsSegments().words);
+    std::printf("accumulate_runs: %d^2, %d-conn, g = %d, d = %.2f, %zu runs, %d labels, %d calls; the module's segments: %u words\n",
+                r.side, r.connectivity, r.g, r.g > 0 ? r.d : 1.0, labeling.runs_, n, r.calls, labeling.statsSegments().words);
 
     standalone::EventTimer timer;
     std::vector<unsigned char> reference, got(bytes);

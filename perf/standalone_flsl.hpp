@@ -104,13 +104,13 @@ inline std::vector<unsigned char> blockImage(int side, int g, double d)
     return img;
 }
 
-/** A tool's command line, [side 8192] [g 1 (0: the full image)] [d 0.5] [calls 30], and the module's FullRunLabeling
-run on that image (8-connectivity, no statistics, the table in memory of its own): the image on the device (rows
+/** A tool's command line, [side 8192] [g 1 (0: the full image)] [d 0.5] [calls 30] [connectivity 8], and the module's
+FullRunLabeling run on that image (no statistics, the table in memory of its own): the image on the device (rows
 `side` bytes apart), the labeled and ranked run table, the call's stream, and dOut, 4 * side + 64 bytes of device
 scratch. */
 struct Ranked
 {
-    int side = 8192, g = 1, calls = 30;
+    int side = 8192, g = 1, calls = 30, connectivity = 8;
     double d = 0.5;
     unsigned char* dImg = nullptr;
     int* dCount = nullptr;
@@ -127,9 +127,10 @@ struct Ranked
         g = argc > 2 ? std::atoi(argv[2]) : g;
         d = argc > 3 ? std::atof(argv[3]) : d;
         calls = argc > 4 ? std::atoi(argv[4]) : calls;
-        if (side < 32 || (sideMultipleOf32 && side % 32 != 0) || g < 0 || calls < 1)
+        connectivity = argc > 5 ? std::atoi(argv[5]) : connectivity;
+        if (side < 32 || (sideMultipleOf32 && side % 32 != 0) || g < 0 || calls < 1 || (connectivity != 4 && connectivity != 8))
         {
-            std::fprintf(stderr, "usage: %s [side%s] [g (0: full)] [d] [calls]\n", tool,
+            std::fprintf(stderr, "usage: %s [side%s] [g (0: full)] [d] [calls] [connectivity 4 or 8]\n", tool,
                          sideMultipleOf32 ? " (multiple of 32)" : "");
             return false;
         }
@@ -147,7 +148,7 @@ struct Ranked
         uint64_t keep = UINT64_MAX;
         checkCuda(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "cudaMemPoolSetAttribute");
         image = { dImg, static_cast<size_t>(side), side, side };
-        labeling.labelAndRank(image, 8, false, dCount, hScratch, cv::cuda::cudacca::RunLabeling::TableHome{}, stream);
+        labeling.labelAndRank(image, connectivity, false, dCount, hScratch, cv::cuda::cudacca::RunLabeling::TableHome{}, stream);
         checkCuda(cudaStreamSynchronize(stream), "labelAndRank");
         return true;
     }

@@ -983,7 +983,7 @@ __device__ __forceinline__ void accumulateRunsBlock(unsigned block, RunRing* rin
                 group.area = area;
                 group.sumX = sumX;
                 group.sumY = y64 * static_cast<unsigned>(area);
-                carry.offer(valid && rank0 == 0, l, group, acc);
+                carry.offer(valid && rank0 == 0, l, group, acc, valid); // (every lane of a run a member)
             }
             else // OnTheFly: after the unions, exactly the roots' slots are non-empty
             {

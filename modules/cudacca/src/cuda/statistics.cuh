@@ -381,32 +381,39 @@ hit the same seven addresses and are serialized there (H100, 8192^2: FLSL+CD's s
 a 2.2 ms call; BKE's whole call 29.9 ms against 1.8 ms without statistics). With the carry, a warp merges
 that label's runs in registers, and a block issues its atomics about once.
 
-offer(): every lane calls it together; each lane with `has` offers the set `s` of label `l`. The sets of
-the carried label join the carry (warp reductions). When none does, the carry moves only to a label that
-is offered twice in a row as the highest offering lane's (runs are offered in x order: the run most likely
-to go on in the next offer), so that images of small components, whose labels do not come back, pay
-nothing but a ballot; a move flushes the old carry. Every other set is merged atomically, as without a
-carry. A flush costs the seven atomics that the set which takes its place would have cost, so no offer
-issues more atomics than a plain merge. Exactness: every offered set is merged exactly once, into its own
-label, atomically or through the carry, whose flush adds the carry's exact sum, min and max (warpSum64 is
-exact as a component's sums fit 64 bits). The warp must end with finishInto(). */
+offer(): every lane calls it together; each lane with `has` offers the set `s` of label `l`; a lane that is a
+`member` holds a piece of label `l` offered by another lane (its group's leader: Conflict Detection), and one with
+`has` is a member too. The sets of the carried label join the carry (warp reductions). When none does, the carry
+moves only to the highest member lane's label (its piece is the last in x order, the one most likely to go on in
+the next offer), and only when that label is the highest member's twice in a row or the carry is empty, so that
+images of small components, whose labels do not come back, pay nothing but a ballot; a move flushes the old carry.
+Why the highest member and not the highest offering lane (a group's leader is its lowest lane): just above the
+percolation threshold (4-connectivity, d = 60 %) the giant component has a piece in nearly every offer but its
+leader is seldom the highest, so the old rule never carried it and every warp sent it one set of atomics an
+offer (a host model of a 2048^2 image: 31 494 sets in 32 518 offers, 2950 with this rule; 8-connectivity,
+d = 50 %: 8967 -> 91; H100, 8192^2, accumulateRunsKernel: doc/benchmarks.md, "The carry's candidate"). Every
+other set is merged atomically, as without a carry. A flush costs the seven atomics that the set which takes its
+place would have cost, so no offer issues more atomics than a plain merge. Exactness: every offered set is merged
+exactly once, into its own label, atomically or through the carry, whose flush adds the carry's exact sum, min
+and max (warpSum64 is exact as a component's sums fit 64 bits). The warp must end with finishInto(). */
 struct WarpCarry
 {
     int label;
-    int lastCandidate; //!< the highest offering lane's label at the last offer that moved nothing
+    int lastCandidate; //!< the highest member lane's label at the last offer that moved nothing
     ComponentFeatures f;
 
     __device__ __forceinline__ WarpCarry() : label(-1), lastCandidate(-1) { f.reset(); }
 
-    __device__ __forceinline__ void offer(bool has, int l, const ComponentFeatures& s, const StatsAccumulators& acc)
+    __device__ __forceinline__ void offer(bool has, int l, const ComponentFeatures& s, const StatsAccumulators& acc,
+                                          bool member)
     {
         if (!__any_sync(kFullMask, has && l == label))
         {
-            const unsigned offering = __ballot_sync(kFullMask, has);
-            if (!offering)
+            const unsigned members = __ballot_sync(kFullMask, member || has);
+            if (!members)
                 return;
-            const int candidate = __shfl_sync(kFullMask, l, 31 - __clz(offering));
-            if (candidate != lastCandidate)
+            const int candidate = __shfl_sync(kFullMask, l, 31 - __clz(members));
+            if (label >= 0 && candidate != lastCandidate)
             {
                 lastCandidate = candidate;
                 if (has)
@@ -422,6 +429,11 @@ struct WarpCarry
         if (has && !joins)
             s.atomicMergeInto(acc, l);
         f.merge(warpJoin(joins, s));
+    }
+    /** Every lane that holds a piece offers it itself. */
+    __device__ __forceinline__ void offer(bool has, int l, const ComponentFeatures& s, const StatsAccumulators& acc)
+    {
+        offer(has, l, s, acc, has);
     }
 
     /** The warp's end (lane 0 does the work): one last set `s` of label `l` (when `has`) and the carry go
