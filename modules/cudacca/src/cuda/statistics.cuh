@@ -464,12 +464,21 @@ __device__ __forceinline__ void offerToBlock(bool has, int l, const ComponentFea
     const unsigned offering = __ballot_sync(kFullMask, has);
     if (!offering)
         return;
-    const int candidate = __shfl_sync(kFullMask, l, 31 - __clz(offering));
+    // The candidate: the block's label where it is offered, else the label of the most sets (ties: the highest
+    // lane's), so that a component with several runs in the chunk sends one set, not one per run (near the
+    // percolation threshold the giant component holds several runs of most chunks, seldom the last).
+    const unsigned lane = threadIdx.x % kWarpSize;
+    const unsigned peers = __match_any_sync(kFullMask, has ? l : -1);
+    const int key = has ? static_cast<int>((static_cast<unsigned>(__popc(peers)) << 5) | lane) : -1;
+    int candidate = __shfl_sync(kFullMask, l, warpMax(key) & 31);
+    const int held = *static_cast<volatile const int*>(&block.label);
+    if (held >= 0 && held != candidate && __any_sync(kFullMask, has && l == held))
+        candidate = held;
     const bool joins = has && l == candidate;
     if (has && !joins)
         s.atomicMergeInto(acc, l);
     const ComponentFeatures f = warpJoin(joins, s);
-    if (threadIdx.x % kWarpSize == 0)
+    if (lane == 0)
         block.merge(f, candidate, acc);
 }
 
