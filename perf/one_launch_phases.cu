@@ -11,11 +11,13 @@
 // stats 0: labels only (the kernel without statistics, as for stats and centroids noArray()).
 // Besides the phases (block 0's view), "call" is the median time from before the launch to after it, as CUDA
 // events see it (launch, every block's last write and exit included).
-// After the timed calls, each frame's labels are checked against a CPU labeling: EXACT, or MISMATCH (exit 1).
+// After the timed calls, each frame's labels, and with stats its statistics and centroids, are checked against a CPU
+// labeling: EXACT, or MISMATCH (exit 1).
 //
 // Phases: 1 init, 2 unite, 3 flatten + count, 4 rank, 5 labels + statistics, 6 finish (see one_launch.cu).
 
 #include <cstdio>
+#include <climits>
 #include <cstdlib>
 #include <algorithm>
 #include <random>
@@ -167,7 +169,52 @@ int main(int argc, char** argv)
                 bad += got[f * img.size() + i] != ref[i];
         const int n = frames > 1 ? count[frames] : *count;
         exact = bad == 0 && n == next * frames;
-        std::printf("[check: %s, N %d vs %d x %d] ", exact ? "EXACT" : "MISMATCH", n, next, frames);
+        // The statistics and centroids of every frame against the CPU's, as finalizeLabel writes them (an empty
+        // label 0: -1, INT_MAX, 0, 0, 0 and the empty centroid, 0 here); a frame's rows start at its first rank - 1
+        // plus its index in a batch (the slots of one-launch's staging), at 0 for one frame.
+        if (exact && wantStats)
+        {
+            std::vector<long long> area(next + 1, 0), sx(next + 1, 0), sy(next + 1, 0);
+            std::vector<int> x0(next + 1, INT_MAX), y0(next + 1, INT_MAX), x1(next + 1, INT_MIN), y1(next + 1, INT_MIN);
+            for (int y = 0; y < side; ++y)
+                for (int x = 0; x < side; ++x)
+                {
+                    const int l = ref[static_cast<size_t>(y) * side + x];
+                    ++area[l]; sx[l] += x; sy[l] += y;
+                    x0[l] = std::min(x0[l], x); x1[l] = std::max(x1[l], x);
+                    y0[l] = std::min(y0[l], y); y1[l] = std::max(y1[l], y);
+                }
+            const int rowsOut = frames > 1 ? count[frames] + frames : n + 1;
+            std::vector<int> gs(static_cast<size_t>(rowsOut) * 5);
+            std::vector<double> gc(static_cast<size_t>(rowsOut) * 2);
+            if (toHost)
+            {
+                std::copy(hostStats, hostStats + gs.size(), gs.begin());
+                std::copy(hostCentroids, hostCentroids + gc.size(), gc.begin());
+            }
+            else
+            {
+                checkCuda(cudaMemcpy(gs.data(), stats, sizeof(int) * gs.size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
+                checkCuda(cudaMemcpy(gc.data(), centroids, sizeof(double) * gc.size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
+            }
+            long long badRows = 0;
+            for (int f = 0; f < frames; ++f)
+                for (int l = 0; l <= next; ++l)
+                {
+                    const size_t row = static_cast<size_t>(frames > 1 ? count[f] + f + l : l);
+                    const bool empty = area[l] == 0;
+                    const int want[5] = { empty ? -1 : x0[l], empty ? INT_MAX : y0[l], empty ? 0 : x1[l] - x0[l] + 1,
+                                          empty ? 0 : y1[l] - y0[l] + 1, static_cast<int>(area[l]) };
+                    const double cx = empty ? 0.0 : static_cast<double>(sx[l]) / static_cast<double>(area[l]);
+                    const double cy = empty ? 0.0 : static_cast<double>(sy[l]) / static_cast<double>(area[l]);
+                    bool same = gc[row * 2] == cx && gc[row * 2 + 1] == cy;
+                    for (int k = 0; k < 5; ++k)
+                        same = same && gs[row * 5 + k] == want[k];
+                    badRows += !same;
+                }
+            exact = badRows == 0;
+            std::printf("[stats: %s, %d x %d rows] ", exact ? "EXACT" : "MISMATCH", next + 1, frames);
+        }
     }
     std::printf("%d x %dx%d g=%d d=%.2f %d-conn, N = %d; median us per phase:", frames, side, side, g, d, connectivity,
                 frames > 1 ? count[frames] : *count);
