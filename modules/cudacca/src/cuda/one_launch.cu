@@ -22,9 +22,12 @@
 //  3 flatten  every TILE root points at its root (the other pixels still point at their tile root); each
 //             block counts the roots in its contiguous range of rootBits' words, which keep only the roots;
 //  4 rank     a block's offset is the roots of the blocks before it: root label = offset + rank in the
-//             block + 1, stored in the root's slot as -label (and N is written); read from rootBits alone;
-//  5 labels   every pixel's label is read through its tile root and root; the statistics are merged run by
-//             run, one merged set per chunk and label into the block's carry (statistics.cuh, offerToBlock);
+//             block + 1, stored in the root's slot as -label, or, where the roots are many, each word of
+//             rootBits gets the count of roots before it (wordRanks; labelsInRootSlots) (and N is written);
+//             read from rootBits alone;
+//  5 labels   every pixel reaches its root's slot in two loads (its tile root's slot), and its label there or
+//             from the root's word; the statistics are merged run by run, one merged set per chunk and label
+//             into the block's carry (statistics.cuh, offerToBlock);
 //  6 finish   labels 0..N in OpenCV's layout (statistics.cuh, finalizeLabel), to the host when it fits.
 // Before phase 1 (2 tiles), in one chunk per warp and with the warp carry, it took 85 us: the global unions
 // of every pixel (30 us) and the giant component's run-by-run atomics (38 us) dominated.
@@ -71,11 +74,14 @@ constexpr int kMaxTilePixels = kTileRows * kMaxRowsPerWarp * kTileCols;
 struct Params
 {
     BinaryImage image; //!< a batch: rows = frames * paddedRows, cols = the frames' (data unused)
-    int* forest;      //!< rows * cols slots, dense (index y * cols + x)
+    int* forest;      //!< rows * pitch() slots, index y * pitch() + x (rows padded to whole words of rootBits)
     int* blockRoots;  //!< one count per block
     /** A bit per pixel, word y * wordsPerRow + x / 32, bit x % 32: phase 1 marks the tile roots, phase 3 leaves
     only the roots of the whole forest (the components' first pixels), which phase 4 ranks. */
     unsigned* rootBits;
+    /** Per word of rootBits (phase 4): the roots before it in raster order, over the batch. A root's label (a
+    batch: before frameBase) is wordRanks[word] + the roots before it in its word + 1 (rootLabel). */
+    int* wordRanks;
     int wordsPerRow;
     int rowsPerWarp = 1; //!< phase 1's tiles have kTileRows * rowsPerWarp rows (1, 2 or 4; a batch: dividing paddedRows)
     StatsAccumulators acc;
@@ -86,6 +92,10 @@ struct Params
     int frameCount = 0, frameRows = 0, paddedRows = 0;
     int* frameBase = nullptr;     //!< device, frameCount + 1: roots in the frames before f (the last: all)
     int* frameBaseHost = nullptr; //!< mapped host copy
+
+    /** The forest's row pitch in slots: wordsPerRow words of rootBits, so that slot i's root bit is bit i % 32 of
+    word i / 32. */
+    __device__ __forceinline__ int pitch() const { return wordsPerRow * 32; }
 };
 
 /** Phase 1's tiles over an image of rows x cols: kTileCols wide, tileRows (kTileRows * rowsPerWarp) high,
@@ -124,6 +134,25 @@ this multiprocessor's L1 held before. Used wherever the true value matters (root
 whose progress never depends on fresh loads (union_find.cuh, "PLAIN LOADS"). */
 __device__ __forceinline__ int slot(const int* forest, int i) { return __ldcg(forest + i); }
 
+/** The rank (label, before a batch's frameBase) of root `root` (a pixel index), from its word after phase 4: the
+roots before the word and those before it in the word, + 1. */
+__device__ __forceinline__ int rootLabel(const Params& p, int root)
+{
+    const int word = root / kWarpSize;
+    return __ldcg(p.wordRanks + word) + __popc(__ldcg(p.rootBits + word) & ((1u << root % kWarpSize) - 1u)) + 1;
+}
+
+/** Where phase 5 finds a root's label: in the root's slot (-label, stored by phase 4: one scattered store a root),
+or from its word (rootLabel: one more dependent load a pixel in phase 5, for roots that are their own tile's, but
+no store into the forest). The stores cost little while the forest stays in L2 or the roots are few, and 60-130 us
+in 64 frames of 512^2 with 1-2 M labels, where the word costs 17-50 us (H100, perf/one_launch_phases.cu;
+doc/benchmarks.md, "The labels from the root words"). Every block decides alike (N is the same for all). */
+constexpr int kWordRankMinRoots = 1 << 16;
+__device__ __forceinline__ bool labelsInRootSlots(int roots, int rows, int cols)
+{
+    return roots < kWordRankMinRoots || 32ll * roots <= static_cast<long long>(rows) * cols;
+}
+
 /** Pixels a thread takes at once in phases 3 to 5: their loads are independent, so that a thread has that
 many in flight (the phases were bound by the latency of one load after another: 64 frames of 512^2 spent
 190 / 130 / 415 us in them at one pixel or chunk per step, H200). */
@@ -153,7 +182,7 @@ __device__ __forceinline__ void rootsOf(const int* forest, int (&node)[kInFlight
 /** Phase 3 on kInFlight words of the root bits (w < 0: none) holding `bits`, a lane per pixel: each tile root
 flattened to point at its root, and the word left holding the bits of the roots (phase 4's). Returns this lane's
 roots. Every lane of the warp calls it. */
-__device__ __forceinline__ int flattenTileRoots(const Params& p, int cols, const int (&w)[kInFlight],
+__device__ __forceinline__ int flattenTileRoots(const Params& p, const int (&w)[kInFlight],
                                                 const unsigned (&bits)[kInFlight])
 {
     const int lane = threadIdx.x % kWarpSize;
@@ -161,8 +190,7 @@ __device__ __forceinline__ int flattenTileRoots(const Params& p, int cols, const
 #pragma unroll
     for (int u = 0; u < kInFlight; ++u)
     {
-        const int word = max(w[u], 0), y = word / p.wordsPerRow;
-        i[u] = y * cols + (word - y * p.wordsPerRow) * kWarpSize + lane;
+        i[u] = max(w[u], 0) * kWarpSize + lane;
         v[u] = bits[u] >> lane & 1u ? slot(p.forest, i[u]) : 0;
         node[u] = v[u] - 1; // -1: not a tile root
     }
@@ -256,16 +284,27 @@ __device__ __forceinline__ int firstNeighbourLink(const TileRows& m, int row, in
     return (upLeft ? up - 1 : upper ? up : upRight ? up + 1 : left ? li - 1 : li) + 1;
 }
 
-/** The chunks [first, last) of this warp: an equal, contiguous share of the image's chunks, so that a warp
-walks along rows (its carry then meets the same component again). */
-__device__ __forceinline__ void warpChunks(int chunks, int& first, int& last)
+/** Phase 5's share of the image's chunks for each warp: PIECES of `per` consecutive chunks (an equal share, at
+most kPieceChunks), the warps' pieces side by side in STRIPES of warps * per chunks, stripe after stripe, so that
+a warp walks along rows (its carry then meets the same component again) while all warps stay in one stripe of the
+image: a batch of 64 frames of 512^2 is four stripes of about 16 frames, whose forest, statistics and roots stay in
+L2 (with a contiguous share per warp, every warp at its own place in the 64 frames, the phase took 423 us at 4-conn,
+d = 50 %, 1.1 M labels; H100, perf/one_launch_phases.cu; doc/benchmarks.md, "The labels from the root words"). */
+constexpr int kPieceChunks = 32;
+struct WarpPieces
 {
-    const int warps = gridDim.x * kWarps;
-    const int warp = blockIdx.x * kWarps + threadIdx.x / kWarpSize;
-    const int per = (chunks + warps - 1) / warps;
-    first = min(chunks, warp * per);
-    last = min(chunks, first + per);
-}
+    int chunks, per, stride, first; //!< the pieces [first + i * stride, + per) below chunks, i = 0, 1, ...
+    /** Without `striped`, one piece a warp (its equal share), as where the labels are few the carry gains more
+    from long pieces than L2 from the stripes (64 x 512^2, 8-conn, d = 50 %: 174 us, against 206 in stripes). */
+    __device__ __forceinline__ WarpPieces(int chunks_, bool striped) : chunks(chunks_)
+    {
+        const int warps = gridDim.x * kWarps;
+        per = (chunks + warps - 1) / warps;
+        per = striped ? min(kPieceChunks, per) : per;
+        stride = warps * per;
+        first = (blockIdx.x * kWarps + threadIdx.x / kWarpSize) * per;
+    }
+};
 
 /** The words [begin, end) of rootBits of this block for the ranking: contiguous, in raster order. */
 __device__ __forceinline__ void blockWords(int words, int& begin, int& end)
@@ -316,6 +355,7 @@ __device__ __forceinline__ void labelTiles(const Params& p, int* tile)
     const TileGrid tileGrid(rows, cols, tileRows);
     const int tilesX = tileGrid.tilesX, tiles = tileGrid.tiles;
     int* const forest = p.forest;
+    const int pitch = p.pitch();
     const int r0 = warp * kRowsPerWarp; // the warp's first row in the tile
     for (int t = blockIdx.x; t < tiles; t += gridDim.x)
     {
@@ -414,7 +454,7 @@ __device__ __forceinline__ void labelTiles(const Params& p, int* tile)
             {
                 const int c = j * kWarpSize + lane, x = tx0 + c, root = node[r][j];
                 if (x < cols)
-                    forest[y * cols + x] = root < 0 ? 0 : (ty0 + root / kTileCols) * cols + tx0 + root % kTileCols + 1;
+                    forest[y * pitch + x] = root < 0 ? 0 : (ty0 + root / kTileCols) * pitch + tx0 + root % kTileCols + 1;
                 const unsigned roots = __ballot_sync(kFullMask, root >= 0 && root == (r0 + r) * kTileCols + c);
                 const int word = tx0 / kWarpSize + j; // (tx0: a multiple of 64)
                 if (lane == 0 && word < p.wordsPerRow)
@@ -434,8 +474,7 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     const int chunksPerRow = (cols + kWarpSize - 1) / kWarpSize;
     const int lane = threadIdx.x % kWarpSize;
     int* const forest = p.forest;
-    int firstChunk, lastChunk;
-    warpChunks(rows * chunksPerRow, firstChunk, lastChunk);
+    const int pitch = p.pitch();
     const int warp = threadIdx.x / kWarpSize;
     const TileGrid tileGrid(rows, cols, kTileRows * p.rowsPerWarp);
     const int tileRows = tileGrid.tileRows, tilesX = tileGrid.tilesX, tiles = tileGrid.tiles;
@@ -482,16 +521,16 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
                 if (y - y0 < img.rows && x < cols && device::isForeground(img, y - y0, x))
                 {
                     const Joins n = joinsOf<kConnectivity>(img, y - y0, x); // none upwards in a frame's first row
-                    i = y * cols + x;
+                    i = y * pitch + x;
                     const bool top = y == ty0, first = x == tx0, last = x == tx0 + kTileCols - 1;
                     if (first && n.left)
                         add(i - 1);
                     if (top && n.up)
-                        add(i - cols);
+                        add(i - pitch);
                     if ((top || first) && n.upLeft)
-                        add(i - cols - 1);
+                        add(i - pitch - 1);
                     if ((top || last) && n.upRight)
-                        add(i - cols + 1);
+                        add(i - pitch + 1);
                 }
             }
             // The roots of the pixel and of its partners, walked together (one round of loads for all four),
@@ -551,7 +590,7 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
                     w[u] = w0 + u < end ? w0 + u : -1;
                     bits[u] = w[u] >= 0 ? __ldcg(p.rootBits + w[u]) : 0u;
                 }
-                roots = flattenTileRoots(p, cols, w, bits);
+                roots = flattenTileRoots(p, w, bits);
             }
         }
         else
@@ -590,7 +629,7 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
                         w[u] = j0 + u < listed ? listedWords[j0 + u] : -1;
                         bits[u] = j0 + u < listed ? listedBits[j0 + u] : 0u;
                     }
-                    roots += flattenTileRoots(p, cols, w, bits);
+                    roots += flattenTileRoots(p, w, bits);
                 }
                 __syncthreads(); // (the list and reduceScratch are written again)
             }
@@ -616,6 +655,7 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     // are accumulated in slot frameBase[f] + f + l (its background in slot frameBase[f] + f), so the slots
     // are the rows of the batch staging in order, when the staging holds them all (every block sees the same).
     const int frameWords = kBatch ? p.paddedRows * p.wordsPerRow : 0;
+    const bool rootSlots = labelsInRootSlots(total, rows, cols);
     const bool statsFit = !kBatch || total + p.frameCount <= p.out.batchRows;
     if (blockIdx.x == 0 && threadIdx.x == 0)
     {
@@ -695,7 +735,9 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
             }
             __syncthreads();
             int rootsBefore = before + warpOffset[warp] + inclusive - mine;
-            const int y = w / p.wordsPerRow, x0 = (w - y * p.wordsPerRow) * kWarpSize;
+            if (!rootSlots && w < end)
+                p.wordRanks[w] = rootsBefore;
+            const int y = w / p.wordsPerRow;
             const int frame = kBatch ? y / p.paddedRows : 0;
             if (kBatch && w < end && w == frame * frameWords)
             {
@@ -706,13 +748,15 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
             // A label's accumulators start neutral (above) but for the top: a root is its component's first pixel
             // in raster order (phase 3), so no pixel of the component lies above the root's row, and phase 5's runs
             // need no atomic for it (they carry INT_MAX, which the merges skip).
-            for (unsigned rest = bits; rest; rest &= rest - 1)
-            {
-                const int label = ++rootsBefore;
-                forest[y * cols + x0 + __ffs(rest) - 1] = -label;
-                if (kStats && statsFit)
-                    p.acc.minY[label + frame] = y - frame * p.paddedRows; // the frame's row (frame 0 but in a batch)
-            }
+            if (rootSlots || (kStats && statsFit))
+                for (unsigned rest = bits; rest; rest &= rest - 1)
+                {
+                    const int label = ++rootsBefore;
+                    if (rootSlots)
+                        forest[w * kWarpSize + __ffs(rest) - 1] = -label; // (the forest's pitch: whole words)
+                    if (kStats && statsFit)
+                        p.acc.minY[label + frame] = y - frame * p.paddedRows; // the frame's row (frame 0 but in a batch)
+                }
             before += rankedSoFar;
             __syncthreads();
         }
@@ -727,8 +771,10 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
     grid.sync();
     CUDACCA_ONE_LAUNCH_PHASE_END(4);
 
-    // 5 labels, and the statistics run by run. A slot holds 0 (background), -label (a root) or, from a pixel
-    // (not a root), its tile root + 1, whose slot holds -label or (phase 3) its root + 1.
+    // 5 labels, and the statistics run by run, each warp over its pieces (WarpPieces). A slot holds 0
+    // (background), -label (a root, labelsInRootSlots) or, from a pixel, its tile root + 1, whose slot holds -label
+    // or (phase 3) its root + 1 (a root in the words' case: itself + 1); where the roots hold no label, it comes
+    // from the root's word (rootLabel).
     // A batch: a frame's label is the rank minus its frameBase, and its labels are written only when they fit
     // ltype (else the host refuses the batch naming the frame, whose labels stay untouched); a warp's
     // background set goes to its frame's slot whenever the warp moves on to another frame (chunks are rows).
@@ -746,77 +792,88 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
                 background.atomicMergeInto(p.acc, backgroundSlot);
             background.reset();
         };
-        for (int k0 = firstChunk; k0 < lastChunk; k0 += kInFlight)
-        {
-            // kInFlight chunks' ranks first (independent loads: the slots, their tile roots' slots, then the roots'
-            // slots where the tile root is not one)
-            int rank[kInFlight];
-#pragma unroll
-            for (int u = 0; u < kInFlight; ++u)
+        // (one instance a mode, each with its own registers: the words' pieces and loads cost spills in one body)
+        auto labelsAndStatistics = [&](auto words) {
+            constexpr bool kWords = decltype(words)::value;
+            const WarpPieces pieces(rows * chunksPerRow, kWords);
+            for (int firstChunk = pieces.first; firstChunk < pieces.chunks; firstChunk += pieces.stride)
+            for (int k0 = firstChunk, lastChunk = min(pieces.chunks, firstChunk + pieces.per); k0 < lastChunk; k0 += kInFlight)
             {
-                const int k = k0 + u, y = k / chunksPerRow, x = (k - y * chunksPerRow) * kWarpSize + lane;
-                rank[u] = k < lastChunk && x < cols ? slot(forest, y * cols + x) : 0; // (padding rows: 0)
-            }
+                // kInFlight chunks' ranks first (independent loads: the slots, their tile roots' slots, then the roots'
+                // words)
+                int rank[kInFlight];
 #pragma unroll
-            for (int step = 0; step < 2; ++step)
+                for (int u = 0; u < kInFlight; ++u)
+                {
+                    const int k = k0 + u, y = k / chunksPerRow, x = (k - y * chunksPerRow) * kWarpSize + lane;
+                    rank[u] = k < lastChunk && x < cols ? slot(forest, y * pitch + x) : 0; // (padding rows: 0)
+                }
 #pragma unroll
                 for (int u = 0; u < kInFlight; ++u)
                     rank[u] = rank[u] > 0 ? slot(forest, rank[u] - 1) : rank[u];
 #pragma unroll
-            for (int u = 0; u < kInFlight; ++u)
-                rank[u] = -rank[u];
+                for (int u = 0; u < kInFlight; ++u)
+                    rank[u] = rank[u] > 0 ? (kWords ? -rootLabel(p, rank[u] - 1) : slot(forest, rank[u] - 1)) : rank[u];
 #pragma unroll
-        for (int u = 0; u < kInFlight && k0 + u < lastChunk; ++u)
-        {
-            const int k = k0 + u;
-            const int y = k / chunksPerRow, x = (k - y * chunksPerRow) * kWarpSize + lane;
-            const int frame = kBatch ? y / p.paddedRows : 0, ly = kBatch ? y - frame * p.paddedRows : y;
-            if (kBatch && ly >= p.frameRows)
-                continue; // padding rows (the whole warp)
-            if (kBatch && frame != frameHere)
+                for (int u = 0; u < kInFlight; ++u)
+                    rank[u] = -rank[u];
+#pragma unroll
+            for (int u = 0; u < kInFlight && k0 + u < lastChunk; ++u)
             {
-                // (the warp's chunks are rows of one or two frames: these loads once per frame)
-                frameHere = frame;
-                base = __ldcg(p.frameBase + frame);
-                labels = static_cast<char*>(p.frames[frame].labels);
-                if (__ldcg(p.frameBase + frame + 1) - base > p.out.maxLabel)
-                    labels = nullptr;
-            }
-            int label = 0;
-            if (x < cols)
-            {
-                label = rank[u];
-                label -= label > 0 ? base : 0;
-                if (labels)
-                    reinterpret_cast<LabelT*>(labels + static_cast<size_t>(ly) * (kBatch ? p.frames[frameHere].labelsStep
-                                                                                          : p.out.labelsStep))[x] =
-                        static_cast<LabelT>(label);
-            }
-            if (kStats && statsFit)
-            {
-                const int frameSlot = base + frame; // slot of the frame's label 0
-                if (kBatch && frameSlot != backgroundSlot)
+                const int k = k0 + u;
+                const int y = k / chunksPerRow, x = (k - y * chunksPerRow) * kWarpSize + lane;
+                const int frame = kBatch ? y / p.paddedRows : 0, ly = kBatch ? y - frame * p.paddedRows : y;
+                if (kBatch && ly >= p.frameRows)
+                    continue; // padding rows (the whole warp)
+                if (kBatch && frame != frameHere)
                 {
-                    flushBackground();
-                    backgroundSlot = frameSlot;
+                    // (the warp's chunks are rows of one or two frames: these loads once per frame)
+                    frameHere = frame;
+                    base = __ldcg(p.frameBase + frame);
+                    labels = static_cast<char*>(p.frames[frame].labels);
+                    if (__ldcg(p.frameBase + frame + 1) - base > p.out.maxLabel)
+                        labels = nullptr;
                 }
-                // A run of the chunk is offered by its first lane: len = the foreground lanes from it on; its
-                // top is the label's, stored in phase 4 (minY INT_MAX: no atomic).
-                const unsigned mask = __ballot_sync(kFullMask, label > 0);
-                const bool first = label > 0 && (lane == 0 || !((mask >> (lane - 1)) & 1u));
-                const unsigned after = ~(mask >> lane);
-                const int len = after ? __ffs(after) - 1 : kWarpSize - lane;
-                ComponentFeatures run = device::runFeatures(x, ly, first ? len : 1);
-                run.minY = INT_MAX;
-                if (kBatch) // a warp walks ~a hundred chunks: the giant component's runs meet in its carry
-                    carry.offer(first, frameSlot + label, run, p.acc);
-                else        // one or two chunks a warp: straight to the block's carry
-                    device::offerToBlock(first, frameSlot + label, run, blockCarry, p.acc);
-                if (x < cols && label == 0)
-                    background.addPixel(x, ly);
+                int label = 0;
+                if (x < cols)
+                {
+                    label = rank[u];
+                    label -= label > 0 ? base : 0;
+                    if (labels)
+                        reinterpret_cast<LabelT*>(labels + static_cast<size_t>(ly) * (kBatch ? p.frames[frameHere].labelsStep
+                                                                                              : p.out.labelsStep))[x] =
+                            static_cast<LabelT>(label);
+                }
+                if (kStats && statsFit)
+                {
+                    const int frameSlot = base + frame; // slot of the frame's label 0
+                    if (kBatch && frameSlot != backgroundSlot)
+                    {
+                        flushBackground();
+                        backgroundSlot = frameSlot;
+                    }
+                    // A run of the chunk is offered by its first lane: len = the foreground lanes from it on; its
+                    // top is the label's, stored in phase 4 (minY INT_MAX: no atomic).
+                    const unsigned mask = __ballot_sync(kFullMask, label > 0);
+                    const bool first = label > 0 && (lane == 0 || !((mask >> (lane - 1)) & 1u));
+                    const unsigned after = ~(mask >> lane);
+                    const int len = after ? __ffs(after) - 1 : kWarpSize - lane;
+                    ComponentFeatures run = device::runFeatures(x, ly, first ? len : 1);
+                    run.minY = INT_MAX;
+                    if (kBatch) // a warp walks pieces of up to kPieceChunks chunks: the giant component's runs meet in its carry
+                        carry.offer(first, frameSlot + label, run, p.acc);
+                    else        // one or two chunks a warp: straight to the block's carry
+                        device::offerToBlock(first, frameSlot + label, run, blockCarry, p.acc);
+                    if (x < cols && label == 0)
+                        background.addPixel(x, ly);
+                }
             }
-        }
-        }
+            }
+        };
+        if (rootSlots)
+            labelsAndStatistics(std::false_type());
+        else
+            labelsAndStatistics(std::true_type());
         if (kStats && statsFit)
         {
             if (kBatch)
@@ -886,11 +943,21 @@ DeviceInfo currentDevice()
     return cached;
 }
 
-size_t forestBytes(int rows, int cols) { return alignUp(sizeof(int) * static_cast<size_t>(rows) * cols); }
-
 int wordsPerRow(int cols) { return (cols + kWarpSize - 1) / kWarpSize; }
 
-size_t rootBitsBytes(int rows, int cols) { return alignUp(sizeof(unsigned) * static_cast<size_t>(rows) * wordsPerRow(cols)); }
+/** The forest: rows of Params::pitch() slots. */
+size_t forestBytes(int rows, int cols) { return alignUp(sizeof(int) * static_cast<size_t>(rows) * wordsPerRow(cols) * kWarpSize); }
+
+/** rootBits, then wordRanks: an unsigned and an int per word. */
+size_t rootWordsBytes(int rows, int cols) { return alignUp(2 * sizeof(unsigned) * static_cast<size_t>(rows) * wordsPerRow(cols)); }
+
+/** Params' rootBits and wordRanks in `s` (rootWordsBytes(rows, cols)). */
+void placeRootWords(Params& p, char* s, int rows, int cols)
+{
+    p.wordsPerRow = wordsPerRow(cols);
+    p.rootBits = reinterpret_cast<unsigned*>(s);
+    p.wordRanks = reinterpret_cast<int*>(p.rootBits + static_cast<size_t>(rows) * p.wordsPerRow);
+}
 
 /** Phase 1's rows per warp: the fewest rounds of tiles per block (each round a chain of loads and block
 barriers), ties to the shorter tiles (less work per thread in a round); a batch's tiles must not straddle frames
@@ -988,7 +1055,7 @@ size_t oneLaunchScratchBytes(int rows, int cols, int connectivity, bool wantStat
 {
     // per-block counts: at most one block per kThreads pixels
     const size_t blocks = static_cast<size_t>(rows) * cols / kThreads + 1;
-    return forestBytes(rows, cols) + alignUp(sizeof(int) * blocks) + rootBitsBytes(rows, cols) +
+    return forestBytes(rows, cols) + alignUp(sizeof(int) * blocks) + rootWordsBytes(rows, cols) +
            (wantStats ? statsAccumulatorBytes(oneLaunchLabelBound(rows, cols, connectivity)) : 0);
 }
 
@@ -1002,9 +1069,8 @@ void oneLaunch(const BinaryImage& image, int connectivity, void* scratch, const 
     s += forestBytes(image.rows, image.cols);
     p.blockRoots = reinterpret_cast<int*>(s);
     s += alignUp(sizeof(int) * (static_cast<size_t>(image.rows) * image.cols / kThreads + 1));
-    p.rootBits = reinterpret_cast<unsigned*>(s);
-    p.wordsPerRow = wordsPerRow(image.cols);
-    s += rootBitsBytes(image.rows, image.cols);
+    placeRootWords(p, s, image.rows, image.cols);
+    s += rootWordsBytes(image.rows, image.cols);
     p.acc = out.wantStats ? oneLaunchAccumulators(s, oneLaunchLabelBound(image.rows, image.cols, connectivity))
                           : StatsAccumulators();
     p.out = out;
@@ -1015,8 +1081,8 @@ void oneLaunch(const BinaryImage& image, int connectivity, void* scratch, const 
 size_t oneLaunchFramesScratchBytes(int frames, int rows, int cols, int slots, bool wantStats)
 {
     const size_t pixels = static_cast<size_t>(frames) * framePaddedRows(rows) * cols;
-    return alignUp(sizeof(int) * pixels) + alignUp(sizeof(int) * (pixels / kThreads + 1)) +
-           rootBitsBytes(frames * framePaddedRows(rows), cols) + alignUp(sizeof(int) * (frames + 1)) + (wantStats ? statsAccumulatorBytes(slots) : 0);
+    return forestBytes(frames * framePaddedRows(rows), cols) + alignUp(sizeof(int) * (pixels / kThreads + 1)) +
+           rootWordsBytes(frames * framePaddedRows(rows), cols) + alignUp(sizeof(int) * (frames + 1)) + (wantStats ? statsAccumulatorBytes(slots) : 0);
 }
 
 long long oneLaunchFramesPixels(int frames, int rows, int cols)
@@ -1035,12 +1101,11 @@ void oneLaunchFrames(const OneLaunchFrame* frames, int frameCount, int rows, int
     p.image.rows = frameCount * framePaddedRows(rows);
     p.image.cols = cols;
     p.forest = reinterpret_cast<int*>(s);
-    s += alignUp(sizeof(int) * pixels);
+    s += forestBytes(p.image.rows, cols);
     p.blockRoots = reinterpret_cast<int*>(s);
     s += alignUp(sizeof(int) * (pixels / kThreads + 1));
-    p.rootBits = reinterpret_cast<unsigned*>(s);
-    p.wordsPerRow = wordsPerRow(cols);
-    s += rootBitsBytes(p.image.rows, cols);
+    placeRootWords(p, s, p.image.rows, cols);
+    s += rootWordsBytes(p.image.rows, cols);
     p.frameBase = reinterpret_cast<int*>(s);
     s += alignUp(sizeof(int) * (frameCount + 1));
     p.acc = out.wantStats ? oneLaunchAccumulators(s, out.batchRows) : StatsAccumulators();
