@@ -16,19 +16,21 @@
 
 namespace cv { namespace cuda { namespace cudacca {
 
-/** Images of at most this many pixels take the one-launch path (with CCA_DEFAULT). Above it the grid's
-threads each have many pixels to walk per phase and FLSL_CD's pipeline wins (doc/benchmarks.md). */
+/** Images of at most this many pixels, counted with their rows padded to whole 32-pixel words (the kernel's
+forest), take the one-launch path (with CCA_DEFAULT). Above it the grid's threads each have many pixels to walk per
+phase and FLSL_CD's pipeline wins (doc/benchmarks.md); the padding keeps narrow images' forests small. */
 constexpr long long kOneLaunchMaxPixels = 1ll << 21;
 
 /** The most labels (background included) an image of rows x cols can have: one per 2x2 block with
 8-connectivity, a checkerboard's ceil(rows * cols / 2) with 4-connectivity. The staging is sized by it. */
 int oneLaunchLabelBound(int rows, int cols, int connectivity);
 
-/** Whether the device can run the path (cooperative launch) and the image is small enough. */
+/** Whether the device can run the path (cooperative launch) and the image is small enough (kOneLaunchMaxPixels). */
 bool oneLaunchAvailable(int rows, int cols);
 
-/** Device scratch the kernel needs: the forest, the per-block root counts, a bit per pixel (the roots), and
-(wantStats) the accumulators for the label bound. */
+/** Device scratch the kernel needs: the forest (rows padded to whole words), the per-block root counts, a bit per
+pixel (the roots) and an int per 32 pixels (the roots before them), and (wantStats) the accumulators for the label
+bound. */
 size_t oneLaunchScratchBytes(int rows, int cols, int connectivity, bool wantStats);
 
 /** One call's outputs. The statistics of labels 0..N go to the HOST staging (mapped pinned memory, rows
@@ -88,7 +90,8 @@ struct OneLaunchFrame
     size_t labelsStep;
 };
 
-/** Pixels of the virtual image of `frames` frames of rows x cols (the batched kernel indexes them as int). */
+/** Slots of the forest of the virtual image of `frames` frames of rows x cols, its rows padded to whole words (the
+batched kernel indexes them as int). */
 long long oneLaunchFramesPixels(int frames, int rows, int cols);
 
 /** Device scratch of the batched kernel: its forest, per-block counts, root bits, frame bases, and

@@ -1048,7 +1048,7 @@ int oneLaunchLabelBound(int rows, int cols, int connectivity)
 
 bool oneLaunchAvailable(int rows, int cols)
 {
-    return static_cast<long long>(rows) * cols <= kOneLaunchMaxPixels && currentDevice().cooperative;
+    return static_cast<long long>(rows) * wordsPerRow(cols) * kWarpSize <= kOneLaunchMaxPixels && currentDevice().cooperative;
 }
 
 size_t oneLaunchScratchBytes(int rows, int cols, int connectivity, bool wantStats)
@@ -1087,13 +1087,13 @@ size_t oneLaunchFramesScratchBytes(int frames, int rows, int cols, int slots, bo
 
 long long oneLaunchFramesPixels(int frames, int rows, int cols)
 {
-    return static_cast<long long>(frames) * framePaddedRows(rows) * cols;
+    return static_cast<long long>(frames) * framePaddedRows(rows) * wordsPerRow(cols) * kWarpSize;
 }
 
 void oneLaunchFrames(const OneLaunchFrame* frames, int frameCount, int rows, int cols, int connectivity, void* scratch,
                      const OneLaunchOutputs& out, int* frameBaseHost, double emptyCentroid, cudaStream_t stream)
 {
-    const size_t pixels = static_cast<size_t>(oneLaunchFramesPixels(frameCount, rows, cols));
+    const size_t pixels = static_cast<size_t>(frameCount) * framePaddedRows(rows) * cols; // (as oneLaunchFramesScratchBytes)
     char* s = static_cast<char*>(scratch);
     Params p;
     p.image.data = nullptr;
