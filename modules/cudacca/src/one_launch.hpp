@@ -16,9 +16,10 @@
 
 namespace cv { namespace cuda { namespace cudacca {
 
-/** Images of at most this many pixels, counted with their rows padded to whole 32-pixel words (the kernel's
-forest), take the one-launch path (with CCA_DEFAULT). Above it the grid's threads each have many pixels to walk per
-phase and FLSL_CD's pipeline wins (doc/benchmarks.md); the padding keeps narrow images' forests small. */
+/** Images of at most this many pixels take the one-launch path (with CCA_DEFAULT), if their forest (rows padded to
+whole 32-pixel words) has at most twice as many slots (narrow images: a 1-pixel-wide one would need 32 slots a
+pixel). Above it the grid's threads each have many pixels to walk per phase and FLSL_CD's pipeline wins
+(doc/benchmarks.md). */
 constexpr long long kOneLaunchMaxPixels = 1ll << 21;
 
 /** The most labels (background included) an image of rows x cols can have: one per 2x2 block with

@@ -39,11 +39,13 @@ using namespace cudacca_test;
 TEST(CUDACCA_OneLaunch, BothSidesOfTheSizeLimit)
 {
     // The largest images the path takes (kOneLaunchMaxPixels, as a band and as a single row), and the
-    // smallest it leaves to FLSL_CD: random images, both connectivities, GpuMat and host outputs.
+    // smallest it leaves to FLSL_CD; a column of one pixel on both sides of the forest's limit (rows padded to 32
+    // slots, at most 2 kOneLaunchMaxPixels): random images, both connectivities, GpuMat and host outputs.
     skipIfNoCudaDevice();
     std::mt19937 rng(testSeed());
     const int limit = static_cast<int>(cv::cuda::cudacca::kOneLaunchMaxPixels);
-    const cv::Size sizes[] = { { 2048, limit / 2048 }, { 2048, limit / 2048 + 1 }, { limit, 1 }, { 1, limit + 1 } };
+    const cv::Size sizes[] = { { 2048, limit / 2048 }, { 2048, limit / 2048 + 1 }, { limit, 1 }, { 1, limit + 1 },
+                               { 1, limit / 16 }, { 1, limit / 16 + 1 } };
     for (const cv::Size& size : sizes)
         for (int connectivity : { 4, 8 })
         {

@@ -1048,7 +1048,8 @@ int oneLaunchLabelBound(int rows, int cols, int connectivity)
 
 bool oneLaunchAvailable(int rows, int cols)
 {
-    return static_cast<long long>(rows) * wordsPerRow(cols) * kWarpSize <= kOneLaunchMaxPixels && currentDevice().cooperative;
+    return static_cast<long long>(rows) * cols <= kOneLaunchMaxPixels &&
+           static_cast<long long>(rows) * wordsPerRow(cols) * kWarpSize <= 2 * kOneLaunchMaxPixels && currentDevice().cooperative;
 }
 
 size_t oneLaunchScratchBytes(int rows, int cols, int connectivity, bool wantStats)
