@@ -797,78 +797,83 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
             constexpr bool kWords = decltype(words)::value;
             const WarpPieces pieces(rows * chunksPerRow, kWords);
             for (int firstChunk = pieces.first; firstChunk < pieces.chunks; firstChunk += pieces.stride)
-            for (int k0 = firstChunk, lastChunk = min(pieces.chunks, firstChunk + pieces.per); k0 < lastChunk; k0 += kInFlight)
-            {
-                // kInFlight chunks' ranks first (independent loads: the slots, their tile roots' slots, then the roots'
-                // words)
-                int rank[kInFlight];
-#pragma unroll
-                for (int u = 0; u < kInFlight; ++u)
+                for (int k0 = firstChunk, lastChunk = min(pieces.chunks, firstChunk + pieces.per); k0 < lastChunk;
+                     k0 += kInFlight)
                 {
-                    const int k = k0 + u, y = k / chunksPerRow, x = (k - y * chunksPerRow) * kWarpSize + lane;
-                    rank[u] = k < lastChunk && x < cols ? slot(forest, y * pitch + x) : 0; // (padding rows: 0)
-                }
+                    // kInFlight chunks' ranks first (independent loads: the slots, their tile roots' slots, then the
+                    // roots' slots or words)
+                    int rank[kInFlight];
 #pragma unroll
-                for (int u = 0; u < kInFlight; ++u)
-                    rank[u] = rank[u] > 0 ? slot(forest, rank[u] - 1) : rank[u];
-#pragma unroll
-                for (int u = 0; u < kInFlight; ++u)
-                    rank[u] = rank[u] > 0 ? (kWords ? -rootLabel(p, rank[u] - 1) : slot(forest, rank[u] - 1)) : rank[u];
-#pragma unroll
-                for (int u = 0; u < kInFlight; ++u)
-                    rank[u] = -rank[u];
-#pragma unroll
-            for (int u = 0; u < kInFlight && k0 + u < lastChunk; ++u)
-            {
-                const int k = k0 + u;
-                const int y = k / chunksPerRow, x = (k - y * chunksPerRow) * kWarpSize + lane;
-                const int frame = kBatch ? y / p.paddedRows : 0, ly = kBatch ? y - frame * p.paddedRows : y;
-                if (kBatch && ly >= p.frameRows)
-                    continue; // padding rows (the whole warp)
-                if (kBatch && frame != frameHere)
-                {
-                    // (the warp's chunks are rows of one or two frames: these loads once per frame)
-                    frameHere = frame;
-                    base = __ldcg(p.frameBase + frame);
-                    labels = static_cast<char*>(p.frames[frame].labels);
-                    if (__ldcg(p.frameBase + frame + 1) - base > p.out.maxLabel)
-                        labels = nullptr;
-                }
-                int label = 0;
-                if (x < cols)
-                {
-                    label = rank[u];
-                    label -= label > 0 ? base : 0;
-                    if (labels)
-                        reinterpret_cast<LabelT*>(labels + static_cast<size_t>(ly) * (kBatch ? p.frames[frameHere].labelsStep
-                                                                                              : p.out.labelsStep))[x] =
-                            static_cast<LabelT>(label);
-                }
-                if (kStats && statsFit)
-                {
-                    const int frameSlot = base + frame; // slot of the frame's label 0
-                    if (kBatch && frameSlot != backgroundSlot)
+                    for (int u = 0; u < kInFlight; ++u)
                     {
-                        flushBackground();
-                        backgroundSlot = frameSlot;
+                        const int k = k0 + u, y = k / chunksPerRow, x = (k - y * chunksPerRow) * kWarpSize + lane;
+                        rank[u] = k < lastChunk && x < cols ? slot(forest, y * pitch + x) : 0; // (padding rows: 0)
                     }
-                    // A run of the chunk is offered by its first lane: len = the foreground lanes from it on; its
-                    // top is the label's, stored in phase 4 (minY INT_MAX: no atomic).
-                    const unsigned mask = __ballot_sync(kFullMask, label > 0);
-                    const bool first = label > 0 && (lane == 0 || !((mask >> (lane - 1)) & 1u));
-                    const unsigned after = ~(mask >> lane);
-                    const int len = after ? __ffs(after) - 1 : kWarpSize - lane;
-                    ComponentFeatures run = device::runFeatures(x, ly, first ? len : 1);
-                    run.minY = INT_MAX;
-                    if (kBatch) // a warp walks pieces of up to kPieceChunks chunks: the giant component's runs meet in its carry
-                        carry.offer(first, frameSlot + label, run, p.acc);
-                    else        // one or two chunks a warp: straight to the block's carry
-                        device::offerToBlock(first, frameSlot + label, run, blockCarry, p.acc);
-                    if (x < cols && label == 0)
-                        background.addPixel(x, ly);
+#pragma unroll
+                    for (int u = 0; u < kInFlight; ++u)
+                        rank[u] = rank[u] > 0 ? slot(forest, rank[u] - 1) : rank[u];
+#pragma unroll
+                    for (int u = 0; u < kInFlight; ++u)
+                        rank[u] = rank[u] > 0 ? (kWords ? -rootLabel(p, rank[u] - 1) : slot(forest, rank[u] - 1))
+                                              : rank[u];
+#pragma unroll
+                    for (int u = 0; u < kInFlight; ++u)
+                        rank[u] = -rank[u];
+#pragma unroll
+                    for (int u = 0; u < kInFlight && k0 + u < lastChunk; ++u)
+                    {
+                        const int k = k0 + u;
+                        const int y = k / chunksPerRow, x = (k - y * chunksPerRow) * kWarpSize + lane;
+                        const int frame = kBatch ? y / p.paddedRows : 0, ly = kBatch ? y - frame * p.paddedRows : y;
+                        if (kBatch && ly >= p.frameRows)
+                            continue; // padding rows (the whole warp)
+                        if (kBatch && frame != frameHere)
+                        {
+                            // (a warp's chunks are rows of a few frames: these loads once per frame)
+                            frameHere = frame;
+                            base = __ldcg(p.frameBase + frame);
+                            labels = static_cast<char*>(p.frames[frame].labels);
+                            if (__ldcg(p.frameBase + frame + 1) - base > p.out.maxLabel)
+                                labels = nullptr;
+                        }
+                        int label = 0;
+                        if (x < cols)
+                        {
+                            label = rank[u];
+                            label -= label > 0 ? base : 0;
+                            if (labels)
+                                reinterpret_cast<LabelT*>(labels + static_cast<size_t>(ly) *
+                                                                       (kBatch ? p.frames[frameHere].labelsStep
+                                                                               : p.out.labelsStep))[x] =
+                                    static_cast<LabelT>(label);
+                        }
+                        if (kStats && statsFit)
+                        {
+                            const int frameSlot = base + frame; // slot of the frame's label 0
+                            if (kBatch && frameSlot != backgroundSlot)
+                            {
+                                flushBackground();
+                                backgroundSlot = frameSlot;
+                            }
+                            // A run of the chunk is offered by its first lane: len = the foreground lanes from it on; its
+                            // top is the label's, stored in phase 4 (minY INT_MAX: no atomic).
+                            const unsigned mask = __ballot_sync(kFullMask, label > 0);
+                            const bool first = label > 0 && (lane == 0 || !((mask >> (lane - 1)) & 1u));
+                            const unsigned after = ~(mask >> lane);
+                            const int len = after ? __ffs(after) - 1 : kWarpSize - lane;
+                            ComponentFeatures run = device::runFeatures(x, ly, first ? len : 1);
+                            run.minY = INT_MAX;
+                            // A batch: a warp walks pieces of up to kPieceChunks chunks, where the giant component's
+                            // runs meet in its carry; a frame: one or two chunks a warp, straight to the block's carry.
+                            if (kBatch)
+                                carry.offer(first, frameSlot + label, run, p.acc);
+                            else
+                                device::offerToBlock(first, frameSlot + label, run, blockCarry, p.acc);
+                            if (x < cols && label == 0)
+                                background.addPixel(x, ly);
+                        }
+                    }
                 }
-            }
-            }
         };
         if (rootSlots)
             labelsAndStatistics(std::false_type());
