@@ -216,6 +216,37 @@ int waitForComponentCount(cudaStream_t s, const CallResources& r, Meanwhile&& me
     return *r.pinnedCount;
 }
 
+/** r.pinnedCount before a one-launch kernel has published N (a count is never negative). */
+constexpr int kCountPending = -1;
+
+/** N as soon as the one-launch kernel has published it (phase 4 writes it to r.pinnedCount, mapped memory; the
+caller stored kCountPending there before the launch), not once the kernel has ended: when every output is on the
+device, the kernel's last phases (the labels, the device statistics) stay queued on the stream like the work queued
+after them, as the public header promises for GpuMat outputs. The host then queues its copies and returns while the
+GPU is still labeling, so that the caller's next work starts right after the kernel instead of after the host's
+wake-up and return (H100, 512^2 labels only: doc/benchmarks.md, "N before the kernel ends"). r.countReady (recorded
+after the kernel) is polled too: a kernel that fails is reported, and one that ended without publishing N is an
+error rather than a hang. */
+int publishedCount(const CallResources& r)
+{
+    const volatile int* count = r.pinnedCount;
+    for (unsigned spin = 1;; ++spin)
+    {
+        const int n = *count;
+        if (n != kCountPending)
+            return n;
+        if (spin % 64 == 0)
+        {
+            const cudaError_t e = cudaEventQuery(r.countReady);
+            if (e == cudaErrorNotReady)
+                continue;
+            checkCuda(e, "cudaEventQuery (one launch)");
+            if (*count == kCountPending)
+                CV_Error(Error::StsInternal, "the one-launch kernel ended without writing the number of labels");
+        }
+    }
+}
+
 /** The statistics of every label in the CPU's layout, into the caller's outputs or buffers of ours. */
 struct StatisticsOutputs
 {
@@ -824,11 +855,17 @@ int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
             o.centroidsHost = static_cast<double*>(pinned.take(sizeof(double) * 2 * o.hostRows));
     }
     o.count = r.pinnedCount;
+    // Every output on the device: the host needs only N, which the kernel publishes before its last phases.
+    const bool hostOutputs = statsToHost || centroidsToHost ||
+                             (c.labelsOut.needed() && c.labelsOut.kind() != _InputArray::CUDA_GPU_MAT);
+    if (!hostOutputs)
+        *static_cast<volatile int*>(r.pinnedCount) = kCountPending;
 
     oneLaunch(image, c.connectivity, scratch, o, std::numeric_limits<double>::quiet_NaN(), s);
     checkCuda(cudaEventRecord(r.countReady, s), "cudaEventRecord (one launch)");
-    checkCuda(cudaEventSynchronize(r.countReady), "cudaEventSynchronize (one launch)");
-    const int labelCount = *r.pinnedCount + 1;
+    if (hostOutputs)
+        checkCuda(cudaEventSynchronize(r.countReady), "cudaEventSynchronize (one launch)");
+    const int labelCount = (hostOutputs ? *r.pinnedCount : publishedCount(r)) + 1;
     checkLabelCount(labelCount, ltype, c.statsOut, c.centroidsOut);
 
     bool waitNeeded = false;
