@@ -533,29 +533,33 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
                         add(i - pitch + 1);
                 }
             }
-            // The roots of the pixel and of its partners, walked together (one round of loads for all four),
-            // then the unions. A root found here may be linked by another lane before our union: uniteHalving
-            // finds the roots again, and a pair skipped as a duplicate still joins two trees that only grow.
-            static_assert(kInFlight >= 4, "the pixel and its three partners walked together");
+            // The tile roots of the pixel and of its partners (one round of loads for all four: phase 1 left every
+            // pixel's slot at its tile root, and only tile roots move here), then the unions, each walking from the
+            // two tile roots (uniteHalving: its path halving moves only tile roots). Uniting tile roots rather than
+            // the roots found first saves the walk's last round, which only confirmed a root (issue 13, labels
+            // only at 512^2). A pair skipped as a duplicate is united by the lane that keeps it: the same two trees.
+            static_assert(kInFlight >= 4, "the pixel and its three partners read together");
             int node[kInFlight];
 #pragma unroll
             for (int u = 0; u < kInFlight; ++u)
-                node[u] = partners == 0 || u > partners ? -1 : u == 0 ? i : u == 1 ? partner0 : u == 2 ? partner1 : partner2;
-            rootsOf(forest, node);
-            const int rootA = node[0];
+            {
+                const int n = partners == 0 || u > partners ? -1 : u == 0 ? i : u == 1 ? partner0 : u == 2 ? partner1 : partner2;
+                node[u] = n >= 0 ? slot(forest, n) - 1 : -1;
+            }
+            const int tileA = node[0];
             for (int q = 0; __any_sync(kFullMask, q < partners); ++q)
             {
                 unsigned long long pair = ~0ull; // none
-                int rootB = -1;
+                int tileB = -1;
                 if (q < partners)
                 {
-                    rootB = q == 0 ? node[1] : q == 1 ? node[2] : node[3];
-                    if (rootB != rootA)
-                        pair = static_cast<unsigned long long>(min(rootA, rootB)) << 32 | static_cast<unsigned>(max(rootA, rootB));
+                    tileB = q == 0 ? node[1] : q == 1 ? node[2] : node[3];
+                    if (tileB != tileA)
+                        pair = static_cast<unsigned long long>(min(tileA, tileB)) << 32 | static_cast<unsigned>(max(tileA, tileB));
                 }
                 const unsigned same = __match_any_sync(kFullMask, pair);
                 if (pair != ~0ull && lane == __ffs(same) - 1)
-                    device::uniteHalving(forest, rootA, rootB);
+                    device::uniteHalving(forest, tileA, tileB);
             }
         }
     }
