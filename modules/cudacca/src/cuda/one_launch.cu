@@ -898,7 +898,10 @@ __global__ void __launch_bounds__(kThreads, 2) oneLaunchKernel(const Params p)
         }
     }
     if (!kStats || !statsFit)
+    {
+        CUDACCA_ONE_LAUNCH_PHASE_END(5); // (labels only: block 0's own end, no barrier follows)
         return;
+    }
     grid.sync();
     CUDACCA_ONE_LAUNCH_PHASE_END(5);
 

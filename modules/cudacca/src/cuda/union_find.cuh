@@ -188,32 +188,46 @@ __device__ __forceinline__ void unite(int* parent, int a, int b, const Slot& slo
     } while (!done);
 }
 
-/** Root of a in a forest whose nodes keep their parent in their own element, HALVING the path on the way
-(each node met is pointed at its grandparent: plain stores of ancestors, which the argument above allows,
-as findRootCompress's store). Later walks through the same path take half the steps: the one-launch
-kernel's joins across tiles all walk into the same few trees. */
-__device__ __forceinline__ int findRootHalving(int* parent, int a)
+/** The roots of a and of b in a forest whose nodes keep their parent in their own element, HALVING the paths on
+the way (each node met is pointed at its grandparent: plain stores of ancestors, which the argument above allows,
+as findRootCompress's store; later walks through the same path take half the steps: the one-launch kernel's joins
+across tiles all walk into the same few trees). Both walks at once: each round loads the next nodes of both
+together, so that a union waits for the longer walk, not for the sum of the two (the joins across tiles are chains
+of L2 loads: H100, 512^2, the phase 0.2-1.2 us shorter; doc/benchmarks.md, "N before the kernel ends"). */
+__device__ __forceinline__ void findRootsHalving(int* parent, int& a, int& b)
 {
-    int p = parent[a] - 1;
-    while (p != a)
-    {
-        const int g = parent[p] - 1;
+    // One walk's step from node x with parent p and grandparent g: at the root (g == p), or x is pointed at g and the
+    // walk goes on from there (true: its next parent is to be loaded).
+    auto step = [parent](int& x, int p, int g) {
         if (g == p)
-            return p;
-        parent[a] = g + 1;
-        a = g;
-        p = parent[a] - 1;
+        {
+            x = p; // (then its parent is itself: the walk has ended)
+            return false;
+        }
+        parent[x] = g + 1;
+        x = g;
+        return true;
+    };
+    int pa = parent[a] - 1, pb = parent[b] - 1; // a is a root once pa == a (b: pb == b)
+    while (pa != a || pb != b)
+    {
+        const int ga = pa != a ? parent[pa] - 1 : a; // the grandparents, loaded together
+        const int gb = pb != b ? parent[pb] - 1 : b;
+        const bool loadA = pa != a && step(a, pa, ga);
+        const bool loadB = pb != b && step(b, pb, gb);
+        if (loadA) // (the parents, loaded together)
+            pa = parent[a] - 1;
+        if (loadB)
+            pb = parent[b] - 1;
     }
-    return a;
 }
 
-/** unite() above (Bolelli et al. 2024, Algorithm 1, plain loads) with findRootHalving. */
+/** unite() above (Bolelli et al. 2024, Algorithm 1, plain loads) with findRootsHalving. */
 __device__ __forceinline__ void uniteHalving(int* parent, int a, int b)
 {
     for (;;)
     {
-        a = findRootHalving(parent, a);
-        b = findRootHalving(parent, b);
+        findRootsHalving(parent, a, b);
         if (a == b)
             return;
         if (a > b)
