@@ -55,6 +55,53 @@ TEST(CUDACCA_OneLaunch, BothSidesOfTheSizeLimit)
         }
 }
 
+TEST(CUDACCA_OneLaunch, DeviceOutputsFollowedOnTheStream)
+{
+    // With every output a GpuMat, the call returns once the kernel has published N, while it may still be writing
+    // the labels and statistics (connected_components.cpp, publishedCount): what is queued on the stream after the
+    // call must see them whole. Calls chained on one stream into the same outputs, each followed at once by
+    // asynchronous downloads into pinned memory (no wait in between), then one wait: every download equals the
+    // CPU, and every N returned is right.
+    skipIfNoCudaDevice();
+    std::mt19937 rng(testSeed());
+    cv::cuda::Stream stream;
+    const int calls = 6;
+    for (int connectivity : { 4, 8 })
+        for (int ltype : { CV_32S, CV_16U })
+        {
+            SCOPED_TRACE(cv::format("%d-connectivity, %s", connectivity, ltypeName(ltype).c_str()));
+            std::vector<cv::cuda::GpuMat> inputs;
+            std::vector<CCResult> refs;
+            for (int k = 0; k < calls; ++k)
+            {
+                const cv::Mat img = randomBlockImage(cv::Size(512, 384), 0.15 * (k + 1), 1 + k % 3, rng);
+                refs.push_back(cpuReference(img, connectivity));
+                inputs.emplace_back(img);
+            }
+            cv::cuda::GpuMat labels, stats, centroids;
+            std::vector<cv::cuda::HostMem> hostLabels(calls), hostStats(calls), hostCentroids(calls);
+            std::vector<int> counts(calls);
+            for (int k = 0; k < calls; ++k)
+            {
+                counts[k] = cv::cuda::connectedComponentsWithStats(inputs[k], labels, stats, centroids, connectivity, ltype,
+                                                                   cv::cuda::CCA_DEFAULT, stream);
+                labels.download(hostLabels[k], stream);
+                stats.download(hostStats[k], stream);
+                centroids.download(hostCentroids[k], stream);
+            }
+            stream.waitForCompletion();
+            for (int k = 0; k < calls; ++k)
+            {
+                HostResult got;
+                got.n = counts[k];
+                got.labels = hostLabels[k].createMatHeader();
+                got.stats = hostStats[k].createMatHeader();
+                got.centroids = hostCentroids[k].createMatHeader();
+                EXPECT_TRUE(matchesCpu(refs[k], ltype, got)) << "call " << k;
+            }
+        }
+}
+
 TEST(CUDACCA_OneLaunch, MoreLabelsThanTheHostStaging)
 {
     // 65 536 isolated pixels: more labels than the host staging's first size (16 384 rows), so the
