@@ -171,11 +171,13 @@ Synchronization: the number of labels sizes @p stats and @p centroids and is ret
 once for @p stream after the labeling, before the statistics are queued (the FLSL family, hence
 CCA_DEFAULT above 2^21 pixels, queues the label image before that wait when @p labels is a CV_32S GpuMat,
 and waits once more, for the number of runs, on images above about 2^23 pixels). CCA_DEFAULT on images of
-up to 2^21 pixels waits once, after everything: its one kernel writes N, and host stats and centroids, to
-pinned host memory (unless @p stats or @p centroids has a fixed size, which takes the CCA_FLSL_CD path). When every output is a GpuMat the call
-then returns without waiting again: the outputs are ready once @p stream is (e.g. after
-stream.waitForCompletion()). Each output given as a host Mat is downloaded and waited for before the
-call returns. A call that runs out of device memory raises cv::Error::StsNoMem and holds no device
+up to 2^21 pixels waits once: its one kernel writes N, and host stats and centroids, to pinned host memory
+(unless @p stats or @p centroids has a fixed size, which takes the CCA_FLSL_CD path); with an output on the host
+the wait is for the whole kernel, and when every output is a GpuMat only until the kernel has written N, which it
+does before it writes the labels and statistics: the call returns while they are being written. When every output
+is a GpuMat the call returns without waiting again: the outputs are ready once @p stream is (e.g. after
+stream.waitForCompletion()), as for any work queued on it. Each output given as a host Mat is downloaded and
+waited for before the call returns. A call that runs out of device memory raises cv::Error::StsNoMem and holds no device
 memory afterwards.
 
 Errors: arguments are checked before any GPU work; a wrong argument raises cv::Exception naming it,
