@@ -215,6 +215,8 @@ int main(int argc, char** argv)
             exact = badRows == 0;
             std::printf("[stats: %s, %d x %d rows] ", exact ? "EXACT" : "MISMATCH", next + 1, frames);
         }
+        else if (!wantStats)
+            std::printf("[labels: %s] ", exact ? "EXACT" : "MISMATCH");
     }
     std::printf("%d x %dx%d g=%d d=%.2f %d-conn, N = %d; median us per phase:", frames, side, side, g, d, connectivity,
                 frames > 1 ? count[frames] : *count);
