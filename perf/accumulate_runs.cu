@@ -9,9 +9,11 @@
 // Variants (median us of `calls` calls, CUDA events around the kernel alone, each call preceded untimed by the
 // accumulators' initialization): the module's choice (`auto`), then W words a segment (`wW`; the row's words: a
 // warp per row, as before segments). Checked: every variant's accumulators equal the first's, byte for byte.
+// With ACCUMULATE_RUNS_DUMP=FILE only `auto` runs, and its accumulators go to FILE (to compare two builds with cmp).
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "standalone_flsl.hpp"
@@ -42,10 +44,13 @@ int main(int argc, char** argv)
     standalone::EventTimer timer;
     std::vector<unsigned char> reference, got(bytes);
     int status = 0;
+    const char* dump = std::getenv("ACCUMULATE_RUNS_DUMP");
     std::vector<unsigned> widths = { 0, wordsPerRow };
     for (unsigned w : { 64u, 32u, 16u, 8u })
         if (w < wordsPerRow)
             widths.push_back(w);
+    if (dump)
+        widths.resize(1);
     for (unsigned w : widths)
     {
         standalone_settings::statsSegmentWords = w;
@@ -65,6 +70,14 @@ int main(int argc, char** argv)
         char name[16];
         std::snprintf(name, sizeof name, w == 0 ? "auto" : "w%u", w);
         std::printf("  %-6s %8.2f us (min %.2f, max %.2f) %s\n", name, us[us.size() / 2], us.front(), us.back(), verdict);
+    }
+    if (dump)
+    {
+        FILE* f = std::fopen(dump, "wb");
+        if (!f || std::fwrite(got.data(), 1, got.size(), f) != got.size())
+            status = 1;
+        if (f)
+            std::fclose(f);
     }
     return status;
 }
