@@ -167,6 +167,81 @@ def latency_table(rows, side, conn):
     return out
 
 
+# Issue 12's and 13's targets (H100, CCA_DEFAULT, 8-connectivity, CV_32S GpuMat outputs): what the CSV holds.
+# (side, variant, column, at least Gpix/s); a column's value is the mean over its densities, as in the tables.
+THROUGHPUT_TARGETS = (
+    [(8192, "full", c, t) for c, t in (("g=1", 50), ("g=4", 150), ("g=16", 300), ("full", 400))]
+    + [(8192, "labels", c, t) for c, t in (("g=1", 115), ("g=4", 150), ("g=16", 300), ("full", 400))]
+    + [(8192, "stats", "full", 400)])
+LATENCY_TARGETS = ((512, "latency", "p50", 50), (512, "latency", "p99", 80), (1024, "latency", "p50", 80),
+                   (512, "labels", "p50", 30))
+BATCH_TARGET = (512, 20)  # 64 frames of 512^2 in one call, Gpix/s at least
+VARIANT_NAMES = {"full": "full CCA", "labels": "labels only", "stats": "stats only"}
+
+
+def targets(rows, names):
+    """Issue 12's and 13's targets against the CSV's CCA_DEFAULT rows, 8-connectivity (the issues' setting):
+    one Markdown table row each, with the measured value and whether it is met. Targets the CSV cannot show
+    (device memory, DRAM bytes, exactness) are in doc/verification.md."""
+    def default(side, conn=8):
+        return [r for r in rows if r["library"] == "cudacca" and r["algorithm"] == "DEFAULT" and r["width"] == side
+                and r["connectivity"] == conn]
+
+    def synthetic(r):  # the issues' inputs: g = 1, 4, 16 at d = 5..95 %, and the full image
+        return r["g"] > 0 and (r["density"] in DENSITIES or r["density"] >= 100)
+
+    out = ["| issue | target | measured | met |", "|---|---|---|---|"]
+
+    def line(issue, target, measured, met):
+        out.append(f"| {issue} | {target} | {measured} | {'yes' if met else '**no**'} |")
+
+    for side, variant, col, want in THROUGHPUT_TARGETS:
+        v = [r["gpix_s"] for r in default(side) if r["variant"] == variant and synthetic(r) and column(r, names) == col]
+        if v:
+            line(12, f"{side}², {VARIANT_NAMES[variant]}, {col}: at least {want} Gpix/s", f"{mean(v):.1f}", mean(v) >= want)
+    contrib = defaultdict(list)
+    ours = defaultdict(list)
+    for r in rows:
+        if r["width"] == 2048 and r["connectivity"] == 8 and synthetic(r):
+            if r["library"] == "opencv_contrib_bke" and r["variant"] == "labels":
+                contrib[column(r, names)].append(r["gpix_s"])
+            elif r["library"] == "cudacca" and r["algorithm"] == "DEFAULT" and r["variant"] == "full":
+                ours[column(r, names)].append(r["gpix_s"])
+    for col in ("g=1", "g=4", "g=16", "full"):
+        if ours[col] and contrib[col]:
+            a, b = mean(ours[col]), mean(contrib[col])
+            line(12, f"2048², full CCA, {col}: at least contrib's BKE labels only ({b:.1f} Gpix/s)",
+                 f"{a:.1f} ({a / b:.2f}x)", a >= b)
+    for variant in ("full", "labels", "stats"):
+        for col in ("g=1", "g=4", "g=16", "full"):
+            four = [r["gpix_s"] for r in default(8192, 4) if r["variant"] == variant and synthetic(r)
+                    and column(r, names) == col]
+            eight = [r["gpix_s"] for r in default(8192, 8) if r["variant"] == variant and synthetic(r)
+                     and column(r, names) == col]
+            if four and eight:
+                ratio = mean(four) / mean(eight)
+                line(12, f"8192², {VARIANT_NAMES[variant]}, {col}: 4-connectivity within 10 % of 8 (Gpix/s, 4 / 8)",
+                     f"{ratio:.2f}x", ratio >= 0.9)
+    for side, variant, stat, limit in LATENCY_TARGETS:
+        rs = [r for r in default(side) if r["variant"] == variant and r["g"] in GRANULARITIES
+              and r["density"] in DENSITIES]
+        if rs:
+            key = "median_us" if stat == "p50" else "p99_us"
+            worst = max(rs, key=lambda r: r[key])
+            over = sum(r[key] > limit for r in rs)
+            what = "host stats and centroids" if variant == "latency" else "labels only into a GpuMat"
+            line(13, f"{side}², {what}: {stat} at most {limit} us on every input",
+                 f"worst {worst[key]:.1f} ({pattern(worst, names)}); {over} of {len(rs)} over", over == 0)
+    side, want = BATCH_TARGET
+    rs = [r for r in default(side) if r["variant"] == "batch64" and r["g"] in GRANULARITIES
+          and r["density"] in DENSITIES]
+    if rs:
+        worst = min(rs, key=lambda r: r["gpix_s"])
+        line(13, f"64 x {side}² in one call: at least {want} Gpix/s",
+             f"lowest {worst['gpix_s']:.1f} ({pattern(worst, names)})", worst["gpix_s"] >= want)
+    return out if len(out) > 2 else []
+
+
 def summary(rows, names, notes):
     first = rows[0]
     libs = sorted({r["library"] for r in rows})
@@ -176,6 +251,12 @@ def summary(rows, names, notes):
           "Throughput = pixels / median time of a whole call (doc/benchmarks.md). Columns g=1/4/16: mean over "
           "the densities 5, 25, 50, 60, 75, 95 % ('*': fewer measured); full: the all-foreground image; "
           "named columns: real images.", ""]
+    goals = targets(rows, names)
+    if goals:
+        md += ["## Issue 12's and 13's targets", "",
+               "CCA_DEFAULT, 8-connectivity, as the issues state them (throughput: the mean over the column's "
+               "densities; latency: every g = 1, 4, 16 input at d = 5..95 %). Device memory and DRAM bytes per pixel "
+               "are not in the CSV: doc/verification.md.", ""] + goals + [""]
     for side in sorted({r["width"] for r in rows}):
         for conn in (8, 4):
             acc = mean_table(rows, names, side, conn)
