@@ -255,8 +255,9 @@ def summary(rows, names, notes):
     if goals:
         md += ["## Issue 12's and 13's targets", "",
                "CCA_DEFAULT, 8-connectivity, as the issues state them (throughput: the mean over the column's "
-               "densities; latency: every g = 1, 4, 16 input at d = 5..95 %). Device memory and DRAM bytes per pixel "
-               "are not in the CSV: doc/verification.md.", ""] + goals + [""]
+               "densities; latency: every g = 1, 4, 16 input at d = 5..95 %), from the rows this CSV holds (a merge "
+               "of runs: each row's commit is in the CSV, so a ratio may compare two runs). Device memory and DRAM "
+               "bytes per pixel are not in the CSV: doc/verification.md.", ""] + goals + [""]
     for side in sorted({r["width"] for r in rows}):
         for conn in (8, 4):
             acc = mean_table(rows, names, side, conn)
