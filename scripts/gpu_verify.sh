@@ -24,7 +24,8 @@
 #              variant staged by scripts/stage_ab_library.sh in BUNDLE/var/ (CUDACCA_AB_VARIANTS: names, the
 #              first is the base; default all, in name order), CUDACCA_AB_ROUNDS rounds (1), with
 #              CUDACCA_BENCH_ARGS (default --sizes 2048 --interleave), then perf/compare.py of each run against
-#              the base's first
+#              the base's first (grouped by connectivity too); `--max-seconds S` in CUDACCA_BENCH_ARGS stops each
+#              benchmark process between cases, so that rounds too long for the device command still end and pack
 # Each device command may run 10 minutes: run fuzz, sanitizer and large as separate commands.
 # Binaries may come from the build tree (default) or from a bundle made by stage_gpu_bundle.sh:
 #   CUDACCA_VERIFY="fuzz" scripts/gpu_verify.sh [bundle dir with bin/ lib/ python/]
@@ -194,10 +195,11 @@ if want ab; then
         v=${order[$(( (i + round - 1) % ${#order[@]} ))]}
         run=$out/ab/${v}_$round; mkdir -p "$run"
         LD_LIBRARY_PATH=$bundle/var/$v:$LD_LIBRARY_PATH ldd "$bin/cudacca_bench" | grep -o 'libopencv_cudacca[^ ]* => [^ ]*'
+        started=$(date +%s)
         LD_LIBRARY_PATH=$bundle/var/$v:$LD_LIBRARY_PATH "$bin/cudacca_bench" --out "$run" \
           --commit "$(head -1 "$bundle/var/$v/COMMIT" 2>/dev/null || echo "$v")" --data "$root/samples/data" \
           --inputs-dir "$root/build/bench-inputs" ${CUDACCA_BENCH_ARGS:---sizes 2048 --interleave} >"$run/bench.log" 2>&1 || status=1
-        echo "$v round $round: $(tail -n 1 "$run/bench.log")"
+        echo "$v round $round ($(( $(date +%s) - started )) s): $(tail -n 1 "$run/bench.log")"
         rm -f "$run/inputs.csv"
         [ -n "$base" ] || base=$run/results.csv
       done
@@ -205,16 +207,16 @@ if want ab; then
     for run in "$out"/ab/*/results.csv; do
       [ "$run" = "$base" ] && continue
       echo "-- $(basename "$(dirname "$run")") against $(basename "$(dirname "$base")") (time ratio, below 1: faster)"
-      python3 "$root/perf/compare.py" "$base" "$run" --by library,algorithm,variant,g --worst 3
+      python3 "$root/perf/compare.py" "$base" "$run" --by library,algorithm,connectivity,variant,g --worst 3
     done
-    # With several rounds: each variant's fastest round per case against the base's, per side.
+    # With several rounds: each variant against the base, per case the median of each side's rounds.
     if [ "${CUDACCA_AB_ROUNDS:-1}" -gt 1 ]; then
       first=${variants%% *}
       rounds() { ls "$out"/ab/"$1"_*/results.csv | paste -sd, -; }
       for v in $variants; do
         [ "$v" = "$first" ] && continue
         echo "-- $v against $first, the median of ${CUDACCA_AB_ROUNDS} rounds per case (time ratio, below 1: faster)"
-        python3 "$root/perf/compare.py" "$(rounds "$first")" "$(rounds "$v")" --by library,algorithm,variant,width,g --worst 3 --median
+        python3 "$root/perf/compare.py" "$(rounds "$first")" "$(rounds "$v")" --by library,algorithm,connectivity,variant,width,g --worst 3 --median
       done
     fi
   fi
