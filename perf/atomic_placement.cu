@@ -17,16 +17,9 @@
 
 #include <cuda_runtime.h>
 
-#define CHECK(x)                                                                                                    \
-    do                                                                                                              \
-    {                                                                                                               \
-        cudaError_t e_ = (x);                                                                                       \
-        if (e_ != cudaSuccess)                                                                                      \
-        {                                                                                                           \
-            std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                                           \
-            std::exit(1);                                                                                           \
-        }                                                                                                           \
-    } while (0)
+#include "standalone_cuda_check.hpp"
+
+#define CHECK(x) cv::cuda::cudacca::checkCuda((x), #x)
 
 struct Fields
 {

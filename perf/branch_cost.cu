@@ -20,16 +20,9 @@
 
 #include <cuda_runtime.h>
 
-#define CHECK(x)                                                                                                    \
-    do                                                                                                              \
-    {                                                                                                               \
-        cudaError_t e_ = (x);                                                                                       \
-        if (e_ != cudaSuccess)                                                                                      \
-        {                                                                                                           \
-            std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));                \
-            std::exit(1);                                                                                           \
-        }                                                                                                           \
-    } while (0)
+#include "standalone_cuda_check.hpp"
+
+#define CHECK(x) cv::cuda::cudacca::checkCuda((x), #x)
 
 __device__ __forceinline__ void addOne(unsigned* data, unsigned n)
 {
