@@ -115,14 +115,18 @@ struct RunTable
 // ---- run detection (Algorithm 1) --------------------------------------------------------------------
 
 /** Foreground mask of the 16 pixels x .. x+15 of a row (bit k = pixel x+k; 0 past cols): one 16-byte
-load when `wide` (the row is 16-byte aligned) and the 16 pixels are inside the row, else byte loads. */
+load when `wide` (the row is 16-byte aligned) and the 16 pixels are inside the row, else byte loads.
+The 16-byte loads are streaming (`ld.global.cs`: evicted from the L2 first). The image is read once, and
+the bitmap and edge counts written beside it are read again by every later kernel: streamed, the image
+no longer pushes them out of the L2 (8192², the link pass after the detection read 7.1 MB from DRAM
+before, 6 KB after; doc/benchmarks.md, "The L2 kept for the run table"). */
 __device__ __forceinline__ unsigned foreground16(const unsigned char* row, unsigned x, unsigned cols, bool wide)
 {
     if (x >= cols)
         return 0;
     if (wide && x + 16u <= cols)
     {
-        const uint4 v = *reinterpret_cast<const uint4*>(row + x);
+        const uint4 v = __ldcs(reinterpret_cast<const uint4*>(row + x));
         // __vcmpne4: 0xff in each nonzero byte; bit k of byte k kept, and the four bytes summed by the
         // multiplication into the top byte (distinct bits: no carries).
         auto nibble = [](unsigned w) { return ((__vcmpne4(w, 0u) & 0x08040201u) * 0x01010101u) >> 24; };
@@ -1025,23 +1029,28 @@ accumulateRunsKernel(const RunTable t, const RowSegments segments, const RankedN
 
 // ---- the label image, written once --------------------------------------------------------------------
 
-/** Four labels, stored with one vector store when `vector` (aligned and inside the row) else one by one. */
+/** Four labels, stored with one vector store when `vector` (aligned and inside the row) else one by one.
+Streaming stores (`st.global.cs`: the lines evicted from the L2 first): nothing in the call reads the labels
+back, while the write itself reads the bitmap, the edge counts and the ranked run table, which the labels
+(4 bytes a pixel) would otherwise push out of the L2. 8192², full CCA, Nsight Compute in the call: the label and
+statistics kernel 128.7 -> 114.8 us at g = 16, d = 50 % (DRAM read 23.5 -> 8.6 MB), 109.1 -> 102.9 on the full
+image (doc/benchmarks.md, "The L2 kept for the run table"). */
 __device__ __forceinline__ void storeQuad(int* p, const int (&v)[4], int n, bool vector)
 {
     if (vector)
-        *reinterpret_cast<int4*>(p) = make_int4(v[0], v[1], v[2], v[3]);
+        __stcs(reinterpret_cast<int4*>(p), make_int4(v[0], v[1], v[2], v[3]));
     else
         for (int k = 0; k < n; ++k)
-            p[k] = v[k];
+            __stcs(p + k, v[k]);
 }
 __device__ __forceinline__ void storeQuad(unsigned short* p, const int (&v)[4], int n, bool vector)
 {
     if (vector)
-        *reinterpret_cast<ushort4*>(p) = make_ushort4(static_cast<unsigned short>(v[0]), static_cast<unsigned short>(v[1]),
-                                                      static_cast<unsigned short>(v[2]), static_cast<unsigned short>(v[3]));
+        __stcs(reinterpret_cast<ushort4*>(p), make_ushort4(static_cast<unsigned short>(v[0]), static_cast<unsigned short>(v[1]),
+                                                           static_cast<unsigned short>(v[2]), static_cast<unsigned short>(v[3])));
     else
         for (int k = 0; k < n; ++k)
-            p[k] = static_cast<unsigned short>(v[k]);
+            __stcs(p + k, static_cast<unsigned short>(v[k]));
 }
 
 /** Which rows writeLabelsKernel writes. The run table may live in the caller's int32 label image (slot k's label
