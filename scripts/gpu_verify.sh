@@ -273,8 +273,18 @@ if os.path.exists(p):
     for l in lines[-40:]: print("  ", l.strip())
 PY
 # The device tool brings back at most 8 files from $OUT: CUDACCA_PACK=FILE.tgz packs this run's whole output
-# folder into one archive (and removes the folder), e.g. OUT=/tmp/v CUDACCA_PACK=$OUT/v.tgz.
+# folder into one archive (and removes the folder), e.g. D=$OUT; OUT=/tmp/v CUDACCA_PACK=$D/v.tgz. Not
+# OUT=/tmp/v CUDACCA_PACK=$OUT/v.tgz: bash expands $OUT there after the assignment before it, so the archive would
+# lie inside the folder it packs (session 47 lost an A/B's files that way); such a CUDACCA_PACK is refused.
 if [ -n "${CUDACCA_PACK:-}" ]; then
-  tar czf "$CUDACCA_PACK" -C "$(dirname "$out")" "$(basename "$out")" && rm -rf "$out" && echo "packed into $CUDACCA_PACK"
+  pack_dir=$(mkdir -p "$(dirname "$CUDACCA_PACK")" && cd "$(dirname "$CUDACCA_PACK")" && pwd)
+  out_dir=$(cd "$out" && pwd)
+  case "$pack_dir/" in
+    "$out_dir"/*)
+      echo "CUDACCA_PACK=$CUDACCA_PACK lies inside OUT=$out, which packing removes: not packed (name it outside OUT)"
+      status=1 ;;
+    *)
+      tar czf "$CUDACCA_PACK" -C "$(dirname "$out")" "$(basename "$out")" && rm -rf "$out" && echo "packed into $CUDACCA_PACK" ;;
+  esac
 fi
 exit $status
