@@ -47,7 +47,7 @@ constexpr int kRowsPerBlock = 8; //!< one warp per row
 constexpr int kRowThreads = kRowsPerBlock * kWarpSize;
 constexpr int kWordThreads = 256; //!< one thread per bitmap word (or per run)
 constexpr size_t kBoundTableBytes = 16u << 20; //!< run tables up to this size skip counting the runs first
-constexpr int kDetectUnroll = 4; //!< 512-pixel steps whose loads a detection warp issues together
+constexpr int kDetectSteps = 4; //!< 512-pixel steps whose loads a detection warp issues together (even)
 constexpr int kRing = 512;       //!< edges a warp keeps in flight (power of two; see forEachRunRound)
 constexpr unsigned kMaxCompressBlocks = 2048; //!< compressRunsKernel's grid at most (a grid-stride loop)
 constexpr int kBandRows = 16;     //!< rows per band of the first compression by bands (compressBandRowsKernel)
@@ -114,6 +114,22 @@ struct RunTable
 
 // ---- run detection (Algorithm 1) --------------------------------------------------------------------
 
+/** Bit 7 of each byte of w set iff the byte is not 0 (no carry leaves a byte: at most 0x7f + 0x7f). */
+__device__ __forceinline__ unsigned nonzeroHighBits(unsigned w)
+{
+    return (((w & 0x7f7f7f7fu) + 0x7f7f7f7fu) | w) & 0x80808080u;
+}
+
+/** Foreground mask of 8 pixels (bit k = pixel k) from their two words: byte k's bit of w0 moved to bit 8k + 3 and of
+w1 kept at 8k + 7, then one multiplication by 2^25 + 2^18 + 2^11 + 2^4 carries bit 8k + 3 to 28 + k and bit 8k + 7 to
+32 + k. Its 32 partial products land on 32 distinct bits (8k + 3 + s and 8k + 7 + s, k < 4, s in {4, 11, 18, 25}),
+so nothing carries into bits 28-35. */
+__device__ __forceinline__ unsigned foreground8(unsigned w0, unsigned w1)
+{
+    const unsigned c = (nonzeroHighBits(w0) >> 4) | nonzeroHighBits(w1);
+    return static_cast<unsigned>((static_cast<unsigned long long>(c) * 0x02040810ull) >> 28) & 0xffu;
+}
+
 /** Foreground mask of the 16 pixels x .. x+15 of a row (bit k = pixel x+k; 0 past cols): one 16-byte
 load when `wide` (the row is 16-byte aligned) and the 16 pixels are inside the row, else byte loads.
 The 16-byte loads are streaming (`ld.global.cs`: evicted from the L2 first). The image is read once, and
@@ -127,10 +143,7 @@ __device__ __forceinline__ unsigned foreground16(const unsigned char* row, unsig
     if (wide && x + 16u <= cols)
     {
         const uint4 v = __ldcs(reinterpret_cast<const uint4*>(row + x));
-        // __vcmpne4: 0xff in each nonzero byte; bit k of byte k kept, and the four bytes summed by the
-        // multiplication into the top byte (distinct bits: no carries).
-        auto nibble = [](unsigned w) { return ((__vcmpne4(w, 0u) & 0x08040201u) * 0x01010101u) >> 24; };
-        return nibble(v.x) | (nibble(v.y) << 4) | (nibble(v.z) << 8) | (nibble(v.w) << 12);
+        return foreground8(v.x, v.y) | (foreground8(v.z, v.w) << 8);
     }
     unsigned m = 0;
     for (unsigned k = 0; k < 16u && x + k < cols; ++k)
@@ -138,17 +151,79 @@ __device__ __forceinline__ unsigned foreground16(const unsigned char* row, unsig
     return m;
 }
 
+constexpr unsigned kDetectStep = 16u * kWarpSize;                //!< pixels per warp step: 16 a lane
+constexpr unsigned kDetectRound = kDetectSteps * kDetectStep;    //!< pixels per round (kDetectSteps loads a lane)
+
+/** One round of a detection warp (kDetectSteps steps of 512 pixels from x0; lane l's 16 pixels of step u in m[u]):
+lanes 2j and 2j+1 make word j of the step, whose edges before it in the row (changes fg <-> bg, the pixel before
+the row being background) are the row's edges before the step plus those of the lanes before 2j. The lane
+before's last pixel comes from one rotation (lane 0 receives lane 31's, which is the next step's `carry`); each
+lane counts its own 16 pixels' edges, and two steps' counts are scanned together in the halves of one word (at
+most 512 a step, so no half carries into the other). kChecked: words past the row's `words` are not written (the
+row's last round; pixels past cols are background, foreground16). */
+template <bool kChecked>
+__device__ __forceinline__ void detectRound(const unsigned (&m)[kDetectSteps], unsigned x0, unsigned lane,
+                                            unsigned words, unsigned* bitsRow, unsigned* edgesRow, unsigned& carry,
+                                            unsigned& rowEdges)
+{
+    static_assert(kDetectSteps % 2 == 0, "two steps a scan");
+    unsigned edges[kDetectSteps], word[kDetectSteps];
+#pragma unroll
+    for (int u = 0; u < kDetectSteps; ++u)
+    {
+        const unsigned rotated = __shfl_sync(kFullMask, m[u], (lane + kWarpSize - 1) & (kWarpSize - 1));
+        const unsigned lastBefore = (rotated >> 15) & 1u;
+        const unsigned prev = lane == 0 ? carry : lastBefore;
+        carry = lastBefore; // read in lane 0 only, where it is lane 31's last pixel
+        edges[u] = __popc((m[u] ^ ((m[u] << 1) | prev)) & 0xffffu);
+        word[u] = m[u] | (__shfl_down_sync(kFullMask, m[u], 1) << 16); // even lanes
+    }
+#pragma unroll
+    for (int u = 0; u < kDetectSteps; u += 2)
+    {
+        const unsigned both = edges[u] | (edges[u + 1] << 16);
+        unsigned upTo = both; // inclusive scan over the lanes
+#pragma unroll
+        for (int d = 1; d < kWarpSize; d *= 2)
+        {
+            const unsigned t = __shfl_up_sync(kFullMask, upTo, d);
+            if (lane >= static_cast<unsigned>(d))
+                upTo += t;
+        }
+        const unsigned before = upTo - both;
+        const unsigned stepEdges = __shfl_sync(kFullMask, upTo, kWarpSize - 1);
+        const unsigned secondBase = rowEdges + (stepEdges & 0xffffu);
+        if ((lane & 1u) == 0)
+        {
+            const unsigned w = (x0 + u * kDetectStep) / 32u + lane / 2u;
+            if (!kChecked || w < words)
+            {
+                bitsRow[w] = word[u];
+                edgesRow[w] = rowEdges + (before & 0xffffu);
+            }
+            if (!kChecked || w + kDetectStep / 32u < words)
+            {
+                bitsRow[w + kDetectStep / 32u] = word[u + 1];
+                edgesRow[w + kDetectStep / 32u] = secondBase + (before >> 16);
+            }
+        }
+        rowEdges = secondBase + (stepEdges >> 16);
+    }
+}
+
 /** Algorithm 1, one warp per row, 512 pixels per step: each lane reads 16 pixels (a 16-byte load where
 the rows allow it, instead of the paper's one pixel per lane and __ballot_sync), lanes 2j and 2j+1 make
-word j of the bitmap, and its edge mask m_c ^ funnelshift(m_p, m_c, 1) counts the row's edges (a warp
-scan gives each word the edges before it). Writes the bitmap, the edges of the row before each word, and
-the row's run count (a run reaching the last column closes at cols: half the edges, rounded up). */
-__global__ void __launch_bounds__(kRowThreads)
+word j of the bitmap, and the edges of the lanes before it (a warp scan) give each word the row's edges before
+it. Writes the bitmap, the edges of the row before each word, and the row's run count (a run reaching the last
+column closes at cols: half the edges, rounded up; a closing edge counted past cols changes nothing there).
+The row's whole rounds load without bounds checks, the rest through foreground16's checks. Half the
+instructions of the version before (8192²: 15.7 M -> 8.2 M warp instructions; doc/benchmarks.md, "The detection's
+instructions", perf/detect_runs.cu); 32 registers for 8 blocks an SM, one wave at 8192². */
+__global__ void __launch_bounds__(kRowThreads, 8)
 detectRunsKernel(const BinaryImage img, unsigned* bits, unsigned* edgesBefore, int wordsPerRow, unsigned* rowRuns,
                  bool wideRows)
 {
     device::dependentKernelStart(); // launched by launchDependent()
-    constexpr unsigned kStep = 16u * kWarpSize; // pixels per warp step
     const unsigned lane = laneId();
     int y;
     if (!warpRow(img.rows, y)) // the whole warp: this kernel has no block-wide barrier
@@ -156,45 +231,32 @@ detectRunsKernel(const BinaryImage img, unsigned* bits, unsigned* edgesBefore, i
     const unsigned cols = static_cast<unsigned>(img.cols);
     const unsigned words = static_cast<unsigned>(wordsPerRow);
     const unsigned char* src = img.data + static_cast<size_t>(y) * img.step;
-    const size_t wordBase = static_cast<size_t>(y) * words;
-    const bool even = (lane & 1u) == 0;
+    unsigned* bitsRow = bits + static_cast<size_t>(y) * words;
+    unsigned* edgesRow = edgesBefore + static_cast<size_t>(y) * words;
 
-    unsigned carry = 0;    // the last pixel before this step (bit 15 of lane 31's mask)
+    unsigned carry = 0;    // the last pixel before this step (in lane 0)
     unsigned rowEdges = 0; // same in every lane
-    for (unsigned x0 = 0; x0 < cols; x0 += kDetectUnroll * kStep)
+    const unsigned wholeRounds = wideRows ? cols / kDetectRound * kDetectRound : 0u;
+    unsigned x0 = 0;
+    for (; x0 < wholeRounds; x0 += kDetectRound)
     {
-        unsigned m[kDetectUnroll];
+        const uint4* p = reinterpret_cast<const uint4*>(src + x0) + lane;
+        unsigned m[kDetectSteps];
 #pragma unroll
-        for (int u = 0; u < kDetectUnroll; ++u) // loads first: kDetectUnroll in flight
-            m[u] = foreground16(src, x0 + u * kStep + lane * 16u, cols, wideRows);
-#pragma unroll
-        for (int u = 0; u < kDetectUnroll; ++u)
+        for (int u = 0; u < kDetectSteps; ++u) // loads first: kDetectSteps in flight
         {
-            const unsigned step0 = x0 + u * kStep;
-            if (step0 >= cols) // warp-uniform
-                break;
-            const unsigned high = __shfl_down_sync(kFullMask, m[u], 1);
-            const unsigned before = __shfl_up_sync(kFullMask, m[u], 1) >> 15; // lane - 1's last pixel
-            const unsigned word = m[u] | (high << 16);                      // even lanes
-            const unsigned prev = lane == 0 ? carry : (before & 1u);
-            const unsigned edges = even ? __popc(word ^ ((word << 1) | prev)) : 0u;
-            unsigned upTo = edges; // inclusive scan over the lanes
-#pragma unroll
-            for (int d = 1; d < kWarpSize; d *= 2)
-            {
-                const unsigned t = __shfl_up_sync(kFullMask, upTo, d);
-                if (lane >= static_cast<unsigned>(d))
-                    upTo += t;
-            }
-            const unsigned w = (step0 >> 5) + (lane >> 1);
-            if (even && w < words)
-            {
-                bits[wordBase + w] = word;
-                edgesBefore[wordBase + w] = rowEdges + upTo - edges;
-            }
-            rowEdges += __shfl_sync(kFullMask, upTo, kWarpSize - 1);
-            carry = (__shfl_sync(kFullMask, m[u], kWarpSize - 1) >> 15) & 1u;
+            const uint4 v = __ldcs(p + u * kWarpSize);
+            m[u] = foreground8(v.x, v.y) | (foreground8(v.z, v.w) << 8);
         }
+        detectRound<false>(m, x0, lane, words, bitsRow, edgesRow, carry, rowEdges);
+    }
+    for (; x0 < cols; x0 += kDetectRound)
+    {
+        unsigned m[kDetectSteps];
+#pragma unroll
+        for (int u = 0; u < kDetectSteps; ++u)
+            m[u] = foreground16(src, x0 + u * kDetectStep + lane * 16u, cols, wideRows);
+        detectRound<true>(m, x0, lane, words, bitsRow, edgesRow, carry, rowEdges);
     }
     if (lane == 0)
         rowRuns[y] = (rowEdges + 1u) / 2u; // Algorithm 1, lines 12-13: the closing edge of a run at cols
