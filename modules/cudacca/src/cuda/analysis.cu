@@ -12,6 +12,7 @@
 //  finalizeStatistics   one thread per label: the CPU's layout, with the CPU's arithmetic for centroids.
 // Details: doc/algorithms.md, section "Shared analysis".
 
+#include <algorithm>
 #include <climits>
 
 #include "../analysis.hpp"
@@ -175,12 +176,18 @@ __global__ void compressAndRankKernel(const LabelForest f, unsigned allPixels, c
 __global__ void initAccumulatorsKernel(StatsAccumulators acc, const int* componentCount)
 {
     device::dependentKernelStart(); // launched by launchDependent()
-    const int l = blockIdx.x * blockDim.x + threadIdx.x;
     // With the count on the device: its labels only, and none past the capacity (see initStatsAccumulators).
     const int labels = componentCount ? *componentCount + 1 : acc.count;
-    if (l < labels && labels <= acc.count)
+    if (labels > acc.count)
+        return;
+    for (int l = blockIdx.x * blockDim.x + threadIdx.x; l < labels; l += gridDim.x * blockDim.x)
         device::resetAccumulators(acc, l);
 }
+
+/** initAccumulatorsKernel's grid at most (a grid-stride loop): the accumulators are sized for a capacity that is
+often far above N (earlyStatsCapacity: 279 620 labels at 8192², where g = 16 has 5-16 k), and each block of a grid
+sized by the capacity waits for the count before it leaves (about 1.2 us a thousand blocks, doc/benchmarks.md). */
+constexpr unsigned kInitMaxBlocks = 256;
 
 /** Final label of the pixel whose forest slot holds v (after compressAndRank), given w, the value of its
 root's slot when v > 0 (every non-root points straight at its root by then). A root's slot holds -(rank
@@ -404,8 +411,8 @@ StatsAccumulators initStatsAccumulators(void* memory, int labelCount, cudaStream
                                         int areaShift)
 {
     const StatsAccumulators acc = layoutStatsAccumulators(memory, labelCount, areaShift);
-    launchDependent(initAccumulatorsKernel, blocksFor(labelCount, 256), 256, stream, "initStatsAccumulators", acc,
-                    d_componentCount);
+    launchDependent(initAccumulatorsKernel, std::min(blocksFor(labelCount, 256), kInitMaxBlocks), 256, stream,
+                    "initStatsAccumulators", acc, d_componentCount);
     return acc;
 }
 
