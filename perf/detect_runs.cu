@@ -102,6 +102,26 @@ __device__ __forceinline__ unsigned foreground16Before(const unsigned char* row,
     return m;
 }
 
+/** One 512-pixel step as c9d3a5e's kernel made it (lane l's 16 pixels in m): the word of lanes 2j and 2j+1 (in the
+even lane), its edges (0 in odd lanes), and their inclusive scan over the lanes. */
+__device__ __forceinline__ void stepBefore(unsigned m, unsigned lane, unsigned carry, unsigned& word, unsigned& edges,
+                                           unsigned& upTo)
+{
+    const unsigned high = __shfl_down_sync(kFullMask, m, 1);
+    const unsigned before = __shfl_up_sync(kFullMask, m, 1) >> 15;
+    word = m | (high << 16);
+    const unsigned prev = lane == 0 ? carry : (before & 1u);
+    edges = (lane & 1u) == 0 ? __popc(word ^ ((word << 1) | prev)) : 0u;
+    upTo = edges;
+#pragma unroll
+    for (int d = 1; d < kWarpSize; d *= 2)
+    {
+        const unsigned t = __shfl_up_sync(kFullMask, upTo, d);
+        if (lane >= static_cast<unsigned>(d))
+            upTo += t;
+    }
+}
+
 /** The module's kernel before session 48 (c9d3a5e's detectRunsKernel, kUnroll = 4, its mask included), to compare against: a 5-step scan
 per step of 512 pixels, the mask by __vcmpne4, every load's bounds checked. */
 __global__ void __launch_bounds__(kRowThreads)
@@ -131,19 +151,8 @@ detectBeforeKernel(const BinaryImage img, unsigned* bits, unsigned* edgesBefore,
             const unsigned step0 = x0 + u * kStep;
             if (step0 >= cols)
                 break;
-            const unsigned high = __shfl_down_sync(kFullMask, m[u], 1);
-            const unsigned before = __shfl_up_sync(kFullMask, m[u], 1) >> 15;
-            const unsigned word = m[u] | (high << 16);
-            const unsigned prev = lane == 0 ? carry : (before & 1u);
-            const unsigned edges = even ? __popc(word ^ ((word << 1) | prev)) : 0u;
-            unsigned upTo = edges;
-#pragma unroll
-            for (int d = 1; d < kWarpSize; d *= 2)
-            {
-                const unsigned t = __shfl_up_sync(kFullMask, upTo, d);
-                if (lane >= static_cast<unsigned>(d))
-                    upTo += t;
-            }
+            unsigned word, edges, upTo;
+            stepBefore(m[u], lane, carry, word, edges, upTo);
             const unsigned w = (step0 >> 5) + (lane >> 1);
             if (even && w < words)
             {
@@ -195,19 +204,8 @@ detectChunksKernel(const BinaryImage img, unsigned* bits, unsigned* edgesBefore,
 #pragma unroll
         for (int u = 0; u < kChunkSteps; ++u)
         {
-            const unsigned high = __shfl_down_sync(kFullMask, m[u], 1);
-            const unsigned before = __shfl_up_sync(kFullMask, m[u], 1) >> 15;
-            const unsigned word = m[u] | (high << 16);
-            const unsigned prev = lane == 0 ? carry : (before & 1u);
-            const unsigned edges = even ? __popc(word ^ ((word << 1) | prev)) : 0u;
-            unsigned upTo = edges;
-#pragma unroll
-            for (int d = 1; d < kWarpSize; d *= 2)
-            {
-                const unsigned t = __shfl_up_sync(kFullMask, upTo, d);
-                if (lane >= static_cast<unsigned>(d))
-                    upTo += t;
-            }
+            unsigned word, edges, upTo;
+            stepBefore(m[u], lane, carry, word, edges, upTo);
             wordOut[u] = word;
             edgeOut[u] = chunkEdges + upTo - edges;
             chunkEdges += __shfl_sync(kFullMask, upTo, kWarpSize - 1);
