@@ -716,11 +716,14 @@ thread makes its links one after another), 4 where they are few (the 8192^2 full
 there a pass is its threads' two loads, 13-14 us with one word a thread, 7.5-9 with four). Measured with
 perf/link_runs.cu (doc/benchmarks.md, "The link passes over sparse runs"). */
 template <int kConnectivity, bool kDown, int kWords>
-__global__ void linkRunsKernel(const RunTable t, int* parent, unsigned totalWords)
+__global__ void linkRunsKernel(const RunTable t, int* parent, unsigned totalWords, unsigned capacity)
 {
     device::dependentKernelStart(); // launched by launchDependent()
     const unsigned i0 = (blockIdx.x * blockDim.x + threadIdx.x) * kWords;
     if (i0 >= totalWords)
+        return;
+    // Queued before the host knew the run count (capacity: the slots of `parent`): nothing where they do not fit.
+    if (capacity != 0 && t.rowSlots[t.rows] > capacity)
         return;
     unsigned f[kWords], before[kWords];
     loadWords<kWords>(t.bits, i0, totalWords, f);
@@ -1302,7 +1305,7 @@ private:
     void allocateTable(const BinaryImage& image, cudaStream_t stream);
     /** Nodes and unions; leaves every run pointing at its root. */
     template <int kConnectivity>
-    void unite(bool onTheFly, cudaStream_t stream);
+    void unite(bool onTheFly, cudaStream_t stream, bool upLinksQueued = false);
     void compressRuns(cudaStream_t stream);
     void compressUpLinks(cudaStream_t stream);
     int linkWordsPerThread() const;
@@ -1389,6 +1392,37 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     exclusiveSumWithTotal<unsigned>(scanTemp_, scanBytes_, rowSlots, rowSlots, rows, stream, "FLSL row slots", nullptr,
                                     runsCounted_ ? reinterpret_cast<unsigned*>(h_scratch) : nullptr);
 
+    // EXPERIMENT: where the host waits for the count, the up-link pass is queued first into a table of our own sized
+    // by a guess (a slot per kEarlyGuessPixels pixels), doing nothing on the device when the runs do not fit it, so
+    // that the GPU links while the host waits.
+    const size_t pixels = static_cast<size_t>(rows) * static_cast<size_t>(table_.cols);
+    const int earlyWords = static_cast<int>(earlyUpLinkWords());
+    size_t guess = 0;
+    char* guessMemory = nullptr;
+    if (!sizedByBound && !onTheFly && (earlyWords == 1 || earlyWords == 2 || earlyWords == 4))
+    {
+        constexpr size_t kEarlyGuessPixels = 16;
+        guess = std::min(bound, pixels / kEarlyGuessPixels);
+        guessMemory = static_cast<char*>(runBuffer_.allocate(alignUp(guess * sizeof(int)) +
+                                                             rankScratchBytes(1, static_cast<int>(guess)), stream));
+        const unsigned words = static_cast<unsigned>(table_.rows) * static_cast<unsigned>(table_.wordsPerRow);
+        const unsigned blocks = blocksFor((words + earlyWords - 1) / earlyWords, kWordThreads);
+        int* parent = reinterpret_cast<int*>(guessMemory);
+        const unsigned capacity = static_cast<unsigned>(guess);
+        withConnectivity(connectivity, [&](auto c) {
+            constexpr int kC = decltype(c)::value;
+            if (earlyWords == 4)
+                launchDependent(linkRunsKernel<kC, false, 4>, blocks, kWordThreads, stream, "FLSL nodes (early)", table_,
+                                parent, words, capacity);
+            else if (earlyWords == 2)
+                launchDependent(linkRunsKernel<kC, false, 2>, blocks, kWordThreads, stream, "FLSL nodes (early)", table_,
+                                parent, words, capacity);
+            else
+                launchDependent(linkRunsKernel<kC, false, 1>, blocks, kWordThreads, stream, "FLSL nodes (early)", table_,
+                                parent, words, capacity);
+        });
+    }
+
     // 2. The wait for the run count, where the table is sized by it.
     if (sizedByBound)
         runs_ = bound;
@@ -1397,6 +1431,7 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
         checkCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (FLSL run count)");
         runs_ = static_cast<unsigned>(*h_scratch);
     }
+    const bool early = guessMemory && runs_ <= guess;
     if (runs_ == 0)
     {
         checkCuda(cudaMemsetAsync(d_componentCount, 0, sizeof(int), stream), "cudaMemsetAsync (component count)");
@@ -1414,10 +1449,16 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     // of a 2048^2 call, whose table is sized by its bound (it would also make the saved labels up to a byte
     // per pixel), and 1-3 % of an 8192^2 full image, whose table is 32 KiB (H100, doc/benchmarks.md).
     const LabelForest slots = { nullptr, static_cast<int>(runs_), 1, static_cast<int>(runs_) };
-    const size_t rankBytes = rankScratchBytes(slots.rows, slots.cols);
-    const size_t pixels = static_cast<size_t>(rows) * static_cast<size_t>(table_.cols);
+    size_t rankBytes = rankScratchBytes(slots.rows, slots.cols);
     void* rankScratch;
-    if (home.data && !sizedByBound && runs_ * sizeof(int) <= home.bytes && 8 * runs_ > pixels)
+    if (early)
+    {
+        runLabels_ = reinterpret_cast<int*>(guessMemory);
+        rankScratch = guessMemory + alignUp(guess * sizeof(int));
+        rankBytes = rankScratchBytes(1, static_cast<int>(guess));
+        savedLabels_ = nullptr;
+    }
+    else if (home.data && !sizedByBound && runs_ * sizeof(int) <= home.bytes && 8 * runs_ > pixels)
     {
         home_ = home;
         overTableRows_ = static_cast<unsigned>(
@@ -1447,7 +1488,7 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
         features_.maxX = reinterpret_cast<int*>(q + 2 * sums + 2 * ints);
         features_.maxY = reinterpret_cast<int*>(q + 2 * sums + 3 * ints);
     }
-    withConnectivity(connectivity, [&](auto c) { unite<decltype(c)::value>(onTheFly, stream); });
+    withConnectivity(connectivity, [&](auto c) { unite<decltype(c)::value>(onTheFly, stream, early); });
     LabelForest forest = slots;
     forest.data = runLabels_;
     compressAndRank(forest, rankScratch, rankBytes, d_componentCount, stream, table_.rowSlots + rows, h_scratch);
@@ -1457,7 +1498,7 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
 }
 
 template <int kConnectivity>
-void FullRunLabeling::unite(bool onTheFly, cudaStream_t stream)
+void FullRunLabeling::unite(bool onTheFly, cudaStream_t stream, bool upLinksQueued)
 {
     if (onTheFly)
     {
@@ -1482,15 +1523,16 @@ void FullRunLabeling::unite(bool onTheFly, cudaStream_t stream)
                             stream, what, table_, runLabels_, words, minRunsTimes4);
         else if (k == 4)
             launchDependent(linkRunsKernel<kConnectivity, kDown, 4>, blocks, kWordThreads, stream, what, table_,
-                            runLabels_, words);
+                            runLabels_, words, 0u);
         else if (k == 2)
             launchDependent(linkRunsKernel<kConnectivity, kDown, 2>, blocks, kWordThreads, stream, what, table_,
-                            runLabels_, words);
+                            runLabels_, words, 0u);
         else
             launchDependent(linkRunsKernel<kConnectivity, kDown, 1>, blocks, kWordThreads, stream, what, table_,
-                            runLabels_, words);
+                            runLabels_, words, 0u);
     };
-    link(std::false_type(), "FLSL nodes");
+    if (!upLinksQueued)
+        link(std::false_type(), "FLSL nodes");
     compressUpLinks(stream);
     link(std::true_type(), "FLSL union");
     compressRuns(stream);
