@@ -38,7 +38,6 @@ void StreamBuffer::release()
 }
 void RunLabeling::label(const BinaryImage&, const LabelForest&, int, bool, cudaStream_t) { std::abort(); }
 size_t bandMinRunsOverride() { return 0; }
-size_t earlyUpLinkWords() { return 0; } // the experiment of branch issue12-uplinks-early: off in the tools
 namespace standalone_settings { inline size_t statsSegmentWords = 0; } // a tool's choice (perf/accumulate_runs.cu)
 size_t statsSegmentWordsOverride() { return standalone_settings::statsSegmentWords; }
 }}} // namespace cv::cuda::cudacca

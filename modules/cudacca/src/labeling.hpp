@@ -51,11 +51,6 @@ that the fuzzer and the sanitizers drive runs across many segments on small imag
 measured choice. The results are the same either way. */
 size_t statsSegmentWordsOverride();
 
-/** EXPERIMENT (branch issue12-uplinks-early): the bitmap words per thread of the up-link pass queued before the wait
-for the run count (flsl_labeling.cu, labelAndRank), as OPENCV_CUDACCA_EARLY_UP_LINKS sets it: 1, 2 or 4; 0: not
-queued early (main's behaviour). Default 2. */
-size_t earlyUpLinkWords();
-
 /** A labeling of the run-table pipeline (the FLSL family; doc/design.md, "The run-table pipeline"):
 its nodes are the image's row runs, not pixels, so it builds no LabelForest. It flattens and ranks its
 own roots (the shared ranking, run on the run table), writes the final labels once by expanding the runs,

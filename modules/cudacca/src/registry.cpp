@@ -27,12 +27,6 @@ size_t bandMinRunsOverride()
     return runs;
 }
 
-size_t earlyUpLinkWords()
-{
-    static const size_t words = environmentSize("OPENCV_CUDACCA_EARLY_UP_LINKS", 2);
-    return words;
-}
-
 size_t statsSegmentWordsOverride()
 {
     static const size_t words = environmentSize("OPENCV_CUDACCA_STATS_SEGMENT_WORDS", 0);
