@@ -55,6 +55,8 @@ constexpr int kBandThreads = 512; //!< threads per band
 constexpr size_t kBandMinRuns = size_t(1) << 21; //!< counted runs from which the first compression goes by bands
 constexpr int kWriteMinBlocks = 5; //!< label-writing blocks per SM for large images: registers capped at 48
 constexpr size_t kWriteLargePixels = size_t(1) << 24; //!< from here the label image (64 MB) passes the H100's L2
+constexpr size_t kEarlyTablePixelsPerSlot = 16; //!< the run table guessed before the run count: a slot per 16 pixels
+constexpr int kEarlyUpLinkWords = 2; //!< bitmap words a thread of the up-link pass queued before the run count
 __device__ __forceinline__ unsigned laneId() { return threadIdx.x & (kWarpSize - 1); }
 
 /** The row of this warp in the one-warp-per-row kernels; false past the last row. Unsigned: the last
@@ -716,11 +718,14 @@ thread makes its links one after another), 4 where they are few (the 8192^2 full
 there a pass is its threads' two loads, 13-14 us with one word a thread, 7.5-9 with four). Measured with
 perf/link_runs.cu (doc/benchmarks.md, "The link passes over sparse runs"). */
 template <int kConnectivity, bool kDown, int kWords>
-__global__ void linkRunsKernel(const RunTable t, int* parent, unsigned totalWords)
+__global__ void linkRunsKernel(const RunTable t, int* parent, unsigned totalWords, unsigned capacity)
 {
     device::dependentKernelStart(); // launched by launchDependent()
     const unsigned i0 = (blockIdx.x * blockDim.x + threadIdx.x) * kWords;
     if (i0 >= totalWords)
+        return;
+    // Queued before the host knew the run count (capacity: the slots of `parent`): nothing where they do not fit.
+    if (capacity != 0 && t.rowSlots[t.rows] > capacity)
         return;
     unsigned f[kWords], before[kWords];
     loadWords<kWords>(t.bits, i0, totalWords, f);
@@ -1302,7 +1307,10 @@ private:
     void allocateTable(const BinaryImage& image, cudaStream_t stream);
     /** Nodes and unions; leaves every run pointing at its root. */
     template <int kConnectivity>
-    void unite(bool onTheFly, cudaStream_t stream);
+    void unite(bool onTheFly, cudaStream_t stream, bool upLinksQueued = false);
+    /** The up-link pass into `parent`, a table of `capacity` slots, queued before the host knows the run count. */
+    template <int kConnectivity>
+    void queueEarlyUpLinks(int* parent, unsigned capacity, cudaStream_t stream) const;
     void compressRuns(cudaStream_t stream);
     void compressUpLinks(cudaStream_t stream);
     int linkWordsPerThread() const;
@@ -1389,6 +1397,22 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     exclusiveSumWithTotal<unsigned>(scanTemp_, scanBytes_, rowSlots, rowSlots, rows, stream, "FLSL row slots", nullptr,
                                     runsCounted_ ? reinterpret_cast<unsigned*>(h_scratch) : nullptr);
 
+    // 2a. Where the host is to wait for the count, the up-link pass first (queueEarlyUpLinks): the GPU links while
+    // the host waits.
+    const size_t pixels = static_cast<size_t>(rows) * static_cast<size_t>(table_.cols);
+    size_t guess = 0;
+    char* guessMemory = nullptr;
+    if (!sizedByBound && !onTheFly)
+    {
+        guess = std::min(bound, pixels / kEarlyTablePixelsPerSlot);
+        guessMemory = static_cast<char*>(runBuffer_.allocate(alignUp(guess * sizeof(int)) +
+                                                             rankScratchBytes(1, static_cast<int>(guess)), stream));
+        withConnectivity(connectivity, [&](auto c) {
+            queueEarlyUpLinks<decltype(c)::value>(reinterpret_cast<int*>(guessMemory), static_cast<unsigned>(guess),
+                                                  stream);
+        });
+    }
+
     // 2. The wait for the run count, where the table is sized by it.
     if (sizedByBound)
         runs_ = bound;
@@ -1397,6 +1421,7 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
         checkCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (FLSL run count)");
         runs_ = static_cast<unsigned>(*h_scratch);
     }
+    const bool early = guessMemory && runs_ <= guess;
     if (runs_ == 0)
     {
         checkCuda(cudaMemsetAsync(d_componentCount, 0, sizeof(int), stream), "cudaMemsetAsync (component count)");
@@ -1414,10 +1439,16 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     // of a 2048^2 call, whose table is sized by its bound (it would also make the saved labels up to a byte
     // per pixel), and 1-3 % of an 8192^2 full image, whose table is 32 KiB (H100, doc/benchmarks.md).
     const LabelForest slots = { nullptr, static_cast<int>(runs_), 1, static_cast<int>(runs_) };
-    const size_t rankBytes = rankScratchBytes(slots.rows, slots.cols);
-    const size_t pixels = static_cast<size_t>(rows) * static_cast<size_t>(table_.cols);
+    size_t rankBytes = rankScratchBytes(slots.rows, slots.cols);
     void* rankScratch;
-    if (home.data && !sizedByBound && runs_ * sizeof(int) <= home.bytes && 8 * runs_ > pixels)
+    if (early)
+    {
+        runLabels_ = reinterpret_cast<int*>(guessMemory);
+        rankScratch = guessMemory + alignUp(guess * sizeof(int));
+        rankBytes = rankScratchBytes(1, static_cast<int>(guess));
+        savedLabels_ = nullptr;
+    }
+    else if (home.data && !sizedByBound && runs_ * sizeof(int) <= home.bytes && 8 * runs_ > pixels)
     {
         home_ = home;
         overTableRows_ = static_cast<unsigned>(
@@ -1447,7 +1478,7 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
         features_.maxX = reinterpret_cast<int*>(q + 2 * sums + 2 * ints);
         features_.maxY = reinterpret_cast<int*>(q + 2 * sums + 3 * ints);
     }
-    withConnectivity(connectivity, [&](auto c) { unite<decltype(c)::value>(onTheFly, stream); });
+    withConnectivity(connectivity, [&](auto c) { unite<decltype(c)::value>(onTheFly, stream, early); });
     LabelForest forest = slots;
     forest.data = runLabels_;
     compressAndRank(forest, rankScratch, rankBytes, d_componentCount, stream, table_.rowSlots + rows, h_scratch);
@@ -1457,7 +1488,7 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
 }
 
 template <int kConnectivity>
-void FullRunLabeling::unite(bool onTheFly, cudaStream_t stream)
+void FullRunLabeling::unite(bool onTheFly, cudaStream_t stream, bool upLinksQueued)
 {
     if (onTheFly)
     {
@@ -1482,18 +1513,35 @@ void FullRunLabeling::unite(bool onTheFly, cudaStream_t stream)
                             stream, what, table_, runLabels_, words, minRunsTimes4);
         else if (k == 4)
             launchDependent(linkRunsKernel<kConnectivity, kDown, 4>, blocks, kWordThreads, stream, what, table_,
-                            runLabels_, words);
+                            runLabels_, words, 0u);
         else if (k == 2)
             launchDependent(linkRunsKernel<kConnectivity, kDown, 2>, blocks, kWordThreads, stream, what, table_,
-                            runLabels_, words);
+                            runLabels_, words, 0u);
         else
             launchDependent(linkRunsKernel<kConnectivity, kDown, 1>, blocks, kWordThreads, stream, what, table_,
-                            runLabels_, words);
+                            runLabels_, words, 0u);
     };
-    link(std::false_type(), "FLSL nodes");
+    if (!upLinksQueued)
+        link(std::false_type(), "FLSL nodes");
     compressUpLinks(stream);
     link(std::true_type(), "FLSL union");
     compressRuns(stream);
+}
+
+/** The up-link pass queued before the wait for the run count (labelAndRank, step 2a), into a table of our own guessed
+at a slot per kEarlyTablePixelsPerSlot pixels: its threads check the count on the device and do nothing where the
+runs do not fit (linkRunsKernel's `capacity`; the host then takes the counted table's path). kEarlyUpLinkWords words a
+thread, chosen before the count is known: H100, against no early pass, 8192², g = 16, full CCA / labels only / stats
+only 0.990 / 0.985 / 0.978 of the time, the full image 0.971 / 0.953 / 0.913; 4 words lost 3-4 % at g = 4 (dense
+runs); where the guess overflows (g = 1, d = 25-60 %) the idle grid costs about 1 % at 4096² (doc/benchmarks.md, "And
+a candidate against the wait for the run count"). */
+template <int kConnectivity>
+void FullRunLabeling::queueEarlyUpLinks(int* parent, unsigned capacity, cudaStream_t stream) const
+{
+    const unsigned words = static_cast<unsigned>(table_.rows) * static_cast<unsigned>(table_.wordsPerRow);
+    const unsigned blocks = blocksFor((words + kEarlyUpLinkWords - 1) / kEarlyUpLinkWords, kWordThreads);
+    launchDependent(linkRunsKernel<kConnectivity, false, kEarlyUpLinkWords>, blocks, kWordThreads, stream,
+                    "FLSL nodes (before the run count)", table_, parent, words, capacity);
 }
 
 /** Bitmap words per thread of the link passes (linkRunsKernel): where the runs were counted, 4 for at most a run per
