@@ -16,6 +16,11 @@ namespace cv { namespace cuda { namespace cudacca {
 /** Bytes of device scratch that compressAndRank() needs for an image of rows x cols. */
 size_t rankScratchBytes(int rows, int cols);
 
+/** Bytes of device scratch enough for compressAndRank() on any 1 x n forest with n <= maxNodes (rankScratchBytes is
+not monotonic in n: small forests take shorter segments, so more of them). For a table allocated before its node
+count is known. */
+size_t rankScratchBytesUpTo(int maxNodes);
+
 /** Flattens the forest (every foreground pixel then points straight at its root) and ranks the roots in
 raster order. Writes the number of foreground components to *d_componentCount (device memory) and keeps
 the per-segment offsets in `scratch` for relabelAndAccumulate(). With `d_liveNodes` (device memory), only

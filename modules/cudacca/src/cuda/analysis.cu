@@ -355,10 +355,21 @@ __global__ void __launch_bounds__(kFinalizeThreads) finalizeKernel(const StatsAc
 
 } // namespace
 
-size_t rankScratchBytes(int rows, int cols)
+namespace {
+size_t scratchBytesForSegments(int segments)
 {
-    const int segments = segmentCount(rows, cols);
     return 2 * alignUp(sizeof(int) * (segments + 1)) + exclusiveSumTempBytes<int>(segments);
+}
+} // namespace
+
+size_t rankScratchBytes(int rows, int cols) { return scratchBytesForSegments(segmentCount(rows, cols)); }
+
+size_t rankScratchBytesUpTo(int maxNodes)
+{
+    // The most segments any n <= maxNodes takes: n = maxNodes, or the largest forest of short segments (their count
+    // only grows with n below kShortSegmentNodes). CUB's temporary storage does not shrink as its items grow.
+    const int shortNodes = static_cast<int>(std::min<long long>(maxNodes, kShortSegmentNodes - 1));
+    return scratchBytesForSegments(std::max(segmentCount(1, maxNodes), segmentCount(1, shortNodes)));
 }
 
 void compressAndRank(const LabelForest& forest, void* scratch, size_t scratchBytes, int* d_componentCount,

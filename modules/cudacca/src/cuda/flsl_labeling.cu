@@ -1406,7 +1406,7 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     {
         guess = std::min(bound, pixels / kEarlyTablePixelsPerSlot);
         guessMemory = static_cast<char*>(runBuffer_.allocate(alignUp(guess * sizeof(int)) +
-                                                             rankScratchBytes(1, static_cast<int>(guess)), stream));
+                                                             rankScratchBytesUpTo(static_cast<int>(guess)), stream));
         withConnectivity(connectivity, [&](auto c) {
             queueEarlyUpLinks<decltype(c)::value>(reinterpret_cast<int*>(guessMemory), static_cast<unsigned>(guess),
                                                   stream);
@@ -1445,7 +1445,7 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     {
         runLabels_ = reinterpret_cast<int*>(guessMemory);
         rankScratch = guessMemory + alignUp(guess * sizeof(int));
-        rankBytes = rankScratchBytes(1, static_cast<int>(guess));
+        rankBytes = rankScratchBytesUpTo(static_cast<int>(guess)); // what was allocated, enough for runs_ <= guess
         savedLabels_ = nullptr;
     }
     else if (home.data && !sizedByBound && runs_ * sizeof(int) <= home.bytes && 8 * runs_ > pixels)
