@@ -59,7 +59,7 @@ int main(int argc, char** argv)
                                                                   side % 16 == 0); // rows 16-byte aligned
     };
     auto moduleUp = [&] {
-        linkRunsKernel<8, false, 1><<<blocksFor(words, kWordThreads), kWordThreads, 0, stream>>>(t, parent, words, 0u);
+        linkRunsKernel<8, false, 1><<<blocksFor(words, kWordThreads), kWordThreads, 0, stream>>>(t, parent, words);
     };
     std::vector<int> upReference, rootReference, got(runs);
     int status = 0;
@@ -89,7 +89,7 @@ int main(int argc, char** argv)
         constexpr bool kDown = decltype(down)::value;
         auto launch = [&](auto kernel, int k) {
             const unsigned threads = (words + k - 1) / k;
-            kernel<<<blocksFor(threads, kWordThreads), kWordThreads, 0, stream>>>(t, parent, words, 0u);
+            kernel<<<blocksFor(threads, kWordThreads), kWordThreads, 0, stream>>>(t, parent, words);
         };
         timeIt("w1", kDown, [&] { launch(linkRunsKernel<8, kDown, 1>, 1); });
         timeIt("w2", kDown, [&] { launch(linkRunsKernel<8, kDown, 2>, 2); });

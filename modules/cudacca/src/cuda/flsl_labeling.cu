@@ -56,7 +56,6 @@ constexpr size_t kBandMinRuns = size_t(1) << 21; //!< counted runs from which th
 constexpr int kWriteMinBlocks = 5; //!< label-writing blocks per SM for large images: registers capped at 48
 constexpr size_t kWriteLargePixels = size_t(1) << 24; //!< from here the label image (64 MB) passes the H100's L2
 constexpr size_t kEarlyTablePixelsPerSlot = 16; //!< the run table guessed before the run count: a slot per 16 pixels
-constexpr int kEarlyUpLinkWords = 2; //!< bitmap words a thread of the up-link pass queued before the run count
 __device__ __forceinline__ unsigned laneId() { return threadIdx.x & (kWarpSize - 1); }
 
 /** The row of this warp in the one-warp-per-row kernels; false past the last row. Unsigned: the last
@@ -718,15 +717,8 @@ thread makes its links one after another), 4 where they are few (the 8192^2 full
 there a pass is its threads' two loads, 13-14 us with one word a thread, 7.5-9 with four). Measured with
 perf/link_runs.cu (doc/benchmarks.md, "The link passes over sparse runs"). */
 template <int kConnectivity, bool kDown, int kWords>
-__global__ void linkRunsKernel(const RunTable t, int* parent, unsigned totalWords, unsigned capacity)
+__device__ __forceinline__ void linkThreadWords(const RunTable& t, int* parent, unsigned i0, unsigned totalWords)
 {
-    device::dependentKernelStart(); // launched by launchDependent()
-    const unsigned i0 = (blockIdx.x * blockDim.x + threadIdx.x) * kWords;
-    if (i0 >= totalWords)
-        return;
-    // Queued before the host knew the run count (capacity: the slots of `parent`): nothing where they do not fit.
-    if (capacity != 0 && t.rowSlots[t.rows] > capacity)
-        return;
     unsigned f[kWords], before[kWords];
     loadWords<kWords>(t.bits, i0, totalWords, f);
     loadWords<kWords>(t.edgesBefore, i0, totalWords, before);
@@ -746,6 +738,49 @@ __global__ void linkRunsKernel(const RunTable t, int* parent, unsigned totalWord
         if (starts)
             linkWordRuns<kConnectivity, kDown>(t, parent, y, c, before[w], edgeMask, starts);
     }
+}
+
+template <int kConnectivity, bool kDown, int kWords>
+__global__ void linkRunsKernel(const RunTable t, int* parent, unsigned totalWords)
+{
+    device::dependentKernelStart(); // launched by launchDependent()
+    const unsigned i0 = (blockIdx.x * blockDim.x + threadIdx.x) * kWords;
+    if (i0 < totalWords)
+        linkThreadWords<kConnectivity, kDown, kWords>(t, parent, i0, totalWords);
+}
+
+/** Bitmap words a thread of the link passes (linkRunsKernel) for `runs` counted runs in `words` words: 4 for at most a
+run per 16 words, 2 for at most one per 6, else 1 (FullRunLabeling::linkWordsPerThread, which measured it). */
+__host__ __device__ __forceinline__ int linkWordsFor(unsigned long long runs, unsigned long long words)
+{
+    return 16 * runs <= words ? 4 : 6 * runs <= words ? 2 : 1;
+}
+
+/** linkRunsKernel's up-link pass queued before the host knows the run count (FullRunLabeling::queueEarlyUpLinks), into
+`parent`, a table of `capacity` slots: it reads the count on the device, does nothing where the runs do not fit, and
+otherwise takes the words a thread that the host would have chosen (linkWordsFor) on a grid of one word a thread, the
+threads past totalWords / k returning. */
+template <int kConnectivity>
+__global__ void linkUpRunsEarlyKernel(const RunTable t, int* parent, unsigned totalWords, unsigned capacity)
+{
+    device::dependentKernelStart(); // launched by launchDependent()
+    const unsigned thread = blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned runs = t.rowSlots[t.rows];
+    if (thread >= totalWords || runs > capacity)
+        return;
+    const int k = linkWordsFor(runs, totalWords);
+    if (k == 4)
+    {
+        if (thread < (totalWords + 3) / 4)
+            linkThreadWords<kConnectivity, false, 4>(t, parent, 4 * thread, totalWords);
+    }
+    else if (k == 2)
+    {
+        if (thread < (totalWords + 1) / 2)
+            linkThreadWords<kConnectivity, false, 2>(t, parent, 2 * thread, totalWords);
+    }
+    else
+        linkThreadWords<kConnectivity, false, 1>(t, parent, thread, totalWords);
 }
 
 /** linkRunsKernel's pass (one word a thread) with a word's runs split between two threads where the runs are dense:
@@ -1513,13 +1548,13 @@ void FullRunLabeling::unite(bool onTheFly, cudaStream_t stream, bool upLinksQueu
                             stream, what, table_, runLabels_, words, minRunsTimes4);
         else if (k == 4)
             launchDependent(linkRunsKernel<kConnectivity, kDown, 4>, blocks, kWordThreads, stream, what, table_,
-                            runLabels_, words, 0u);
+                            runLabels_, words);
         else if (k == 2)
             launchDependent(linkRunsKernel<kConnectivity, kDown, 2>, blocks, kWordThreads, stream, what, table_,
-                            runLabels_, words, 0u);
+                            runLabels_, words);
         else
             launchDependent(linkRunsKernel<kConnectivity, kDown, 1>, blocks, kWordThreads, stream, what, table_,
-                            runLabels_, words, 0u);
+                            runLabels_, words);
     };
     if (!upLinksQueued)
         link(std::false_type(), "FLSL nodes");
@@ -1529,18 +1564,17 @@ void FullRunLabeling::unite(bool onTheFly, cudaStream_t stream, bool upLinksQueu
 }
 
 /** The up-link pass queued before the wait for the run count (labelAndRank, step 2a), into a table of our own guessed
-at a slot per kEarlyTablePixelsPerSlot pixels: its threads check the count on the device and do nothing where the
-runs do not fit (linkRunsKernel's `capacity`; the host then takes the counted table's path). kEarlyUpLinkWords words a
-thread, chosen before the count is known: H100, against no early pass, 8192², g = 16, full CCA / labels only / stats
-only 0.990 / 0.985 / 0.978 of the time, the full image 0.971 / 0.953 / 0.913; 4 words lost 3-4 % at g = 4 (dense
-runs); where the guess overflows (g = 1, d = 25-60 %) the idle grid costs about 1 % at 4096² (doc/benchmarks.md, "And
-a candidate against the wait for the run count"). */
+at a slot per kEarlyTablePixelsPerSlot pixels (linkUpRunsEarlyKernel: nothing where the runs do not fit, the host then
+taking the counted table's path; else the words a thread that the pass after the wait would take). H100, against no
+early pass, 8192², g = 16, full CCA / labels only / stats only 0.983 / 0.977 / 0.975 of the time, the full image
+0.986 / 0.982 / 0.968; two words a thread whatever the count lost 1-2 % at 8192² and up to 8 % at 4096² where the runs
+are dense and fit (g = 4, d = 50 %); where the guess overflows (g = 1, d = 25-60 %) the idle grid costs about 1 %
+(doc/benchmarks.md, "The up-link pass before the run-count wait, landed"). */
 template <int kConnectivity>
 void FullRunLabeling::queueEarlyUpLinks(int* parent, unsigned capacity, cudaStream_t stream) const
 {
     const unsigned words = static_cast<unsigned>(table_.rows) * static_cast<unsigned>(table_.wordsPerRow);
-    const unsigned blocks = blocksFor((words + kEarlyUpLinkWords - 1) / kEarlyUpLinkWords, kWordThreads);
-    launchDependent(linkRunsKernel<kConnectivity, false, kEarlyUpLinkWords>, blocks, kWordThreads, stream,
+    launchDependent(linkUpRunsEarlyKernel<kConnectivity>, blocksFor(words, kWordThreads), kWordThreads, stream,
                     "FLSL nodes (before the run count)", table_, parent, words, capacity);
 }
 
@@ -1568,11 +1602,7 @@ bool FullRunLabeling::linkSplit(unsigned& minRunsTimes4) const
 int FullRunLabeling::linkWordsPerThread() const
 {
     const size_t words = static_cast<size_t>(table_.rows) * static_cast<size_t>(table_.wordsPerRow);
-    if (!runsCounted_)
-        return 1;
-    if (16 * runs_ <= words)
-        return 4;
-    return 6 * runs_ <= words ? 2 : 1;
+    return runsCounted_ ? linkWordsFor(runs_, words) : 1;
 }
 
 /** The statistics' warps (accumulateRunsBlock): a row each where the rows are at least kStatsWarps, else each row
