@@ -132,7 +132,7 @@ int main(int argc, char** argv)
     for (int i = 0; i <= calls; ++i)
     {
         const float us = timer.us(stream, [&] {
-            labeling.labelAndRank(r.image, 8, false, r.dCount, r.hScratch, RunLabeling::TableHome{}, stream);
+            labeling.labelAndRank(r.image, 8, false, r.dCount, r.hScratch, r.countReady, RunLabeling::TableHome{}, stream);
             labeling.writeLabels(labels, static_cast<size_t>(side) * sizeof(int), false, stream);
         }, "pipeline");
         if (i > 0)

@@ -115,6 +115,7 @@ struct Ranked
     unsigned char* dImg = nullptr;
     int* dCount = nullptr;
     int* hScratch = nullptr; // mapped pinned, as the module's
+    cudaEvent_t countReady = nullptr; // the module's wait for the run count, as the free function's
     unsigned* dOut = nullptr;
     cudaStream_t stream = nullptr;
     cv::cuda::cudacca::BinaryImage image = {};
@@ -143,12 +144,14 @@ struct Ranked
         checkCuda(cudaHostAlloc(&hScratch, sizeof(int), cudaHostAllocMapped), "cudaHostAlloc");
         checkCuda(cudaMemcpy(dImg, img.data(), pixels, cudaMemcpyHostToDevice), "cudaMemcpy");
         checkCuda(cudaStreamCreate(&stream), "cudaStreamCreate");
+        checkCuda(cudaEventCreateWithFlags(&countReady, cudaEventDisableTiming), "cudaEventCreateWithFlags");
         cudaMemPool_t pool;
         checkCuda(cudaDeviceGetDefaultMemPool(&pool, 0), "cudaDeviceGetDefaultMemPool");
         uint64_t keep = UINT64_MAX;
         checkCuda(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "cudaMemPoolSetAttribute");
         image = { dImg, static_cast<size_t>(side), side, side };
-        labeling.labelAndRank(image, connectivity, false, dCount, hScratch, cv::cuda::cudacca::RunLabeling::TableHome{}, stream);
+        labeling.labelAndRank(image, connectivity, false, dCount, hScratch, countReady,
+                              cv::cuda::cudacca::RunLabeling::TableHome{}, stream);
         checkCuda(cudaStreamSynchronize(stream), "labelAndRank");
         return true;
     }

@@ -379,7 +379,8 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
             home.bytes = static_cast<size_t>(c.labels.rows) * c.labels.cols * sizeof(int);
         }
     }
-    runs.labelAndRank(image, c.connectivity, c.wantStats, d_componentCount, c.resources.pinnedCount, home, s);
+    runs.labelAndRank(image, c.connectivity, c.wantStats, d_componentCount, c.resources.pinnedCount,
+                      c.resources.countReady, home, s);
 
     auto writeLabels = [&](int type) {
         if (!labelsFirst)

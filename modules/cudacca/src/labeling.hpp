@@ -75,12 +75,14 @@ public:
 
     /** Labels the runs of `image` and ranks their roots in raster order; queues the number of foreground
     components into *d_componentCount (device memory) and into *h_scratch, a mapped pinned host int, which the
-    host may read once an event recorded after this call's work has completed. May wait on the stream once (to
-    size the run table), reading the run count through `h_scratch`. `image` must stay valid until the
-    call's analysis is queued. With a `home`, the run table (its parents, then its ranks) lives there;
-    the labels must then be written into that image, in two parts (writeLabels, finishLabels). */
+    host may read once an event recorded after this call's work has completed. May wait once (to size the run
+    table) for `countReady`, which it records after the run count (work that needs no count queued after it
+    runs during the wait; null: the wait is for the whole stream), reading the count through `h_scratch`.
+    `image` must stay valid until the call's analysis is queued. With a `home`, the run table (its parents, then
+    its ranks) lives there; the labels must then be written into that image, in two parts (writeLabels,
+    finishLabels). */
     virtual void labelAndRank(const BinaryImage& image, int connectivity, bool wantStats, int* d_componentCount,
-                              int* h_scratch, const TableHome& home, cudaStream_t stream) = 0;
+                              int* h_scratch, cudaEvent_t countReady, const TableHome& home, cudaStream_t stream) = 0;
     /** Queues the write of every pixel's final label (0 = background, 1..N-1 in raster order of first
     pixels) into `labels`, int32 or uint16, rows `step` bytes apart: the only write of the label image. When
     the run table lives in `labels` (labelAndRank's home), this writes the rows past the table only; the

@@ -1327,7 +1327,7 @@ public:
     explicit FullRunLabeling(bool onTheFly) : onTheFly_(onTheFly) {}
 
     void labelAndRank(const BinaryImage& image, int connectivity, bool wantStats, int* d_componentCount,
-                      int* h_scratch, const TableHome& home, cudaStream_t stream) override;
+                      int* h_scratch, cudaEvent_t countReady, const TableHome& home, cudaStream_t stream) override;
     void writeLabels(void* labels, size_t step, bool labels16u, cudaStream_t stream) const override;
     void writeLabelsAndAccumulate(void* labels, size_t step, const Analysis& analysis, const StatsAccumulators& stats,
                                   cudaStream_t stream) const override;
@@ -1405,7 +1405,8 @@ void FullRunLabeling::allocateTable(const BinaryImage& image, cudaStream_t strea
 }
 
 void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, bool wantStats,
-                                   int* d_componentCount, int* h_scratch, const TableHome& home, cudaStream_t stream)
+                                   int* d_componentCount, int* h_scratch, cudaEvent_t countReady, const TableHome& home,
+                                   cudaStream_t stream)
 {
     ranked_ = featuresReady_ = false;
     home_ = TableHome();
@@ -1432,12 +1433,14 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     exclusiveSumWithTotal<unsigned>(scanTemp_, scanBytes_, rowSlots, rowSlots, rows, stream, "FLSL row slots", nullptr,
                                     runsCounted_ ? reinterpret_cast<unsigned*>(h_scratch) : nullptr);
 
-    // 2a. Where the host is to wait for the count, the up-link pass first (queueEarlyUpLinks): the GPU links while
-    // the host waits.
+    // 2a. Where the host is to wait for the count: the event it waits on, then the up-link pass (queueEarlyUpLinks),
+    // which the GPU runs while the host waits for the event, not for the stream.
+    if (!sizedByBound && countReady)
+        checkCuda(cudaEventRecord(countReady, stream), "cudaEventRecord (FLSL run count)");
     const size_t pixels = static_cast<size_t>(rows) * static_cast<size_t>(table_.cols);
     size_t guess = 0;
     char* guessMemory = nullptr;
-    if (!sizedByBound && !onTheFly)
+    if (!sizedByBound && !onTheFly && countReady)
     {
         guess = std::min(bound, pixels / kEarlyTablePixelsPerSlot);
         guessMemory = static_cast<char*>(runBuffer_.allocate(alignUp(guess * sizeof(int)) +
@@ -1453,14 +1456,17 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
         runs_ = bound;
     else
     {
-        checkCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (FLSL run count)");
+        if (countReady)
+            checkCuda(cudaEventSynchronize(countReady), "cudaEventSynchronize (FLSL run count)");
+        else
+            checkCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (FLSL run count)");
         runs_ = static_cast<unsigned>(*h_scratch);
     }
     const bool early = guessMemory && runs_ <= guess;
     if (runs_ == 0)
     {
         checkCuda(cudaMemsetAsync(d_componentCount, 0, sizeof(int), stream), "cudaMemsetAsync (component count)");
-        *h_scratch = 0; // N for the host (labelAndRank's contract); the wait above made the device done with it
+        *h_scratch = 0; // N for the host (labelAndRank's contract); the scan that wrote it is done (the wait above)
         ranked_ = true;
         featuresReady_ = onTheFly;
         return;
