@@ -1569,13 +1569,15 @@ void FullRunLabeling::unite(bool onTheFly, cudaStream_t stream, bool upLinksQueu
     compressRuns(stream);
 }
 
-/** The up-link pass queued before the wait for the run count (labelAndRank, step 2a), into a table of our own guessed
-at a slot per kEarlyTablePixelsPerSlot pixels (linkUpRunsEarlyKernel: nothing where the runs do not fit, the host then
-taking the counted table's path; else the words a thread that the pass after the wait would take). H100, against no
-early pass, 8192², g = 16, full CCA / labels only / stats only 0.983 / 0.977 / 0.975 of the time, the full image
-0.986 / 0.982 / 0.968; two words a thread whatever the count lost 1-2 % at 8192² and up to 8 % at 4096² where the runs
-are dense and fit (g = 4, d = 50 %); where the guess overflows (g = 1, d = 25-60 %) the idle grid costs about 1 %
-(doc/benchmarks.md, "The up-link pass before the run-count wait, landed"). */
+/** The up-link pass queued before the wait for the run count (labelAndRank, step 2a), after the event the host waits
+on, into a table of our own guessed at a slot per kEarlyTablePixelsPerSlot pixels (allocated before the wait too):
+linkUpRunsEarlyKernel does nothing where the runs do not fit (the host then takes the counted table's path), else the
+words a thread that the pass after the wait would take. H100, A/B against 46fb240 (no early pass, a stream wait),
+full CCA / labels only / stats only: 8192², g = 16, 0.954 / 0.955 / 0.934 of the time, the full image 0.900 / 0.920
+/ 0.844; 4096², g = 16, 0.907 / 0.899 / 0.894. Waiting for the stream instead (the pass then ran
+before the host woke) gave 0.98 at best and lost 4 % on the 8192² full image; two words a thread whatever the count
+lost up to 8 % where dense runs fit (4096², g = 4, d = 50 %) (doc/benchmarks.md, "The up-link pass before the
+run-count wait, landed"). */
 template <int kConnectivity>
 void FullRunLabeling::queueEarlyUpLinks(int* parent, unsigned capacity, cudaStream_t stream) const
 {
