@@ -513,6 +513,60 @@ TEST_P(CudaCCA, ContinuousLabelsHoldTheRunTable)
     }
 }
 
+TEST_P(CudaCCA, EarlyRunTableAtItsGuess)
+{
+    // Where the run pipeline counts its runs (here 4096^2), its up-link pass is queued before the host waits for the
+    // count, into a table guessed at a slot per 16 pixels: the kernel reads the count on the device and links, taking
+    // 1, 2 or 4 bitmap words a thread as the pass after the wait would, or does nothing where the runs overflow the
+    // guess (flsl_labeling.cu, queueEarlyUpLinks, linkUpRunsEarlyKernel). One-pixel runs every `period` pixels of a
+    // row, shifted by one every 7 rows (8-connected: diagonal chains; 4-connected: pieces of 7 rows): exactly the
+    // guess (1 048 576 runs, one word a thread), one run more (an isolated pixel in row 0: the counted table's path),
+    // 65 536 runs (two words a thread) and 4096 (four).
+    if (p.ltype != CV_32S)
+        return;
+    if (p.algorithm != cv::cuda::CCA_DEFAULT && p.algorithm != cv::cuda::CCA_FLSL && p.algorithm != cv::cuda::CCA_FLSL_CD &&
+        p.algorithm != cv::cuda::CCA_FLSL_OTF)
+        return;
+    const cv::Size size(4096, 4096);
+    struct Case { int period; bool extra; long long runs; };
+    const Case cases[] = { { 16, false, 1048576 }, { 16, true, 1048577 }, { 256, false, 65536 }, { 4096, false, 4096 } };
+    for (const Case& k : cases)
+    {
+        cv::Mat img(size, CV_8UC1, cv::Scalar(0));
+        for (int y = 0; y < size.height; ++y)
+            for (int x = (y / 7) % k.period; x < size.width; x += k.period)
+                img.at<uchar>(y, x) = 255;
+        if (k.extra)
+            img.at<uchar>(0, k.period / 2) = 255; // row 0's runs start at 0: this one is 8 pixels from them
+        long long runs = 0;
+        for (int y = 0; y < size.height; ++y)
+            for (int x = 0; x < size.width; ++x)
+                runs += img.at<uchar>(y, x) && (x == 0 || !img.at<uchar>(y, x - 1));
+        ASSERT_EQ(k.runs, runs) << "the pattern's run count (the case is there for it)";
+        const CCResult ref = cpuReference(img, p.connectivity);
+        SCOPED_TRACE(cv::format("period %d%s, %lld runs, N=%d, %s", k.period, k.extra ? " + 1" : "", runs, ref.n,
+                                paramsName(p).c_str()));
+        cv::cuda::GpuMat dImg, dL, dS, dC;
+        dImg.upload(img);
+        int n = cv::cuda::connectedComponentsWithStats(dImg, dL, dS, dC, p.connectivity, CV_32S, p.algorithm);
+        EXPECT_EQ(ref.n, n);
+        cv::Mat l, st, ce;
+        dL.download(l);
+        dS.download(st);
+        dC.download(ce);
+        EXPECT_TRUE(labelsEqual(expectedLabels(ref, CV_32S), l)) << "(full CCA)";
+        EXPECT_TRUE(statsEqual(ref.stats, st));
+        EXPECT_TRUE(centroidsEqual(ref.centroids, ce));
+        cv::cuda::GpuMat dL2(size, CV_32SC1);
+        dL2.upload(poisonedLabels(size, CV_32S));
+        n = cv::cuda::connectedComponentsWithStats(dImg, dL2, cv::noArray(), cv::noArray(), p.connectivity, CV_32S,
+                                                   p.algorithm);
+        EXPECT_EQ(ref.n, n);
+        dL2.download(l);
+        EXPECT_TRUE(labelsEqual(expectedLabels(ref, CV_32S), l)) << "(labels only)";
+    }
+}
+
 TEST_P(CudaCCA, StatsCentroidsOutputRoi)
 {
     // stats and centroids given as preallocated ROIs (N x 5, N x 2) of larger poisoned matrices.
