@@ -560,6 +560,76 @@ TEST_P(CudaCCA, EarlyRunTableAtItsGuess)
     }
 }
 
+TEST_P(CudaCCA, FewRunsChainAtCountedSizes)
+{
+    // Where the early up-link table holds the runs and they are at most 10240 (flsl_labeling.cu, kFewRuns), the chain
+    // after the run-count wait is one block (fewRunsChainKernel): compressions, the unions over the runs recorded by
+    // the up-link pass, the ranking. 4096^2 (a counted table): random short lines, filled circles and a patch of
+    // random pixels (unions of every kind, 8-connected diagonals; at most 4000 + 1200 + 4608 runs), then one-pixel
+    // runs in the first 2560 rows, four a row, at exactly 10240 runs (the chain) and one more (the kernels' path). Each
+    // image's run count is asserted on the host.
+    if (p.algorithm != cv::cuda::CCA_DEFAULT && p.algorithm != cv::cuda::CCA_FLSL && p.algorithm != cv::cuda::CCA_FLSL_CD &&
+        p.algorithm != cv::cuda::CCA_FLSL_OTF)
+        return;
+    const cv::Size size(4096, 4096);
+    const unsigned seed = testSeed();
+    std::mt19937 rng(seed);
+    auto countRuns = [&](const cv::Mat& img) {
+        long long runs = 0;
+        for (int y = 0; y < img.rows; ++y)
+            for (int x = 0; x < img.cols; ++x)
+                runs += img.at<uchar>(y, x) && (x == 0 || !img.at<uchar>(y, x - 1));
+        return runs;
+    };
+    struct Case { const char* name; cv::Mat img; long long minRuns, maxRuns; };
+    std::vector<Case> cases;
+    {
+        cv::Mat img(size, CV_8UC1, cv::Scalar(0));
+        std::uniform_int_distribution<int> px(0, size.width - 1), len(-200, 200), th(1, 3), r(3, 60);
+        for (int i = 0; i < 20; ++i)
+        {
+            const cv::Point a(px(rng), px(rng));
+            cv::line(img, a, a + cv::Point(len(rng), len(rng)), cv::Scalar(255), th(rng), cv::LINE_8);
+        }
+        for (int i = 0; i < 10; ++i)
+            cv::circle(img, cv::Point(px(rng), px(rng)), r(rng), cv::Scalar(255), cv::FILLED);
+        cv::Mat patch = img(cv::Rect(px(rng) % (size.width - 96), px(rng) % (size.height - 96), 96, 96));
+        for (int y = 0; y < patch.rows; ++y)
+            for (int x = 0; x < patch.cols; ++x)
+                patch.at<uchar>(y, x) = (rng() & 1) ? 255 : 0;
+        cases.push_back({ "random lines, circles and a noise patch", img, 1000, 10240 });
+    }
+    for (int extra = 0; extra < 2; ++extra)
+    {
+        cv::Mat img(size, CV_8UC1, cv::Scalar(0));
+        for (int y = 0; y < 2560; ++y)
+            for (int x = (y / 7) % 1024; x < size.width; x += 1024)
+                img.at<uchar>(y, x) = 255;
+        if (extra)
+            img.at<uchar>(4000, 512) = 255;
+        cases.push_back({ extra ? "10241 periodic runs" : "10240 periodic runs", img, 10240 + extra, 10240 + extra });
+    }
+    for (const Case& k : cases)
+    {
+        const long long runs = countRuns(k.img);
+        ASSERT_GE(runs, k.minRuns) << k.name << " (seed " << seed << ")";
+        ASSERT_LE(runs, k.maxRuns) << k.name << " (seed " << seed << ")";
+        const CCResult ref = cpuReference(k.img, p.connectivity);
+        SCOPED_TRACE(cv::format("%s, %lld runs, N=%d, seed %u, %s", k.name, runs, ref.n, seed, paramsName(p).c_str()));
+        cv::cuda::GpuMat dImg, dL, dS, dC;
+        dImg.upload(k.img);
+        const int n = cv::cuda::connectedComponentsWithStats(dImg, dL, dS, dC, p.connectivity, p.ltype, p.algorithm);
+        EXPECT_TRUE(matchesCpu(ref, p.ltype, download(n, dL, dS, dC))) << "(full CCA)";
+        cv::cuda::GpuMat dL2(size, p.ltype == CV_32S ? CV_32SC1 : CV_16UC1);
+        dL2.upload(poisonedLabels(size, p.ltype));
+        EXPECT_EQ(ref.n, cv::cuda::connectedComponentsWithStats(dImg, dL2, cv::noArray(), cv::noArray(), p.connectivity,
+                                                                p.ltype, p.algorithm));
+        cv::Mat l;
+        dL2.download(l);
+        EXPECT_TRUE(labelsEqual(expectedLabels(ref, p.ltype), l)) << "(labels only)";
+    }
+}
+
 TEST_P(CudaCCA, StatsCentroidsOutputRoi)
 {
     // stats and centroids given as preallocated ROIs (N x 5, N x 2) of larger poisoned matrices.

@@ -56,6 +56,9 @@ constexpr size_t kBandMinRuns = size_t(1) << 21; //!< counted runs from which th
 constexpr int kWriteMinBlocks = 5; //!< label-writing blocks per SM for large images: registers capped at 48
 constexpr size_t kWriteLargePixels = size_t(1) << 24; //!< from here the label image (64 MB) passes the H100's L2
 constexpr size_t kEarlyTablePixelsPerSlot = 16; //!< the run table guessed before the run count: a slot per 16 pixels
+constexpr int kFewRunsThreads = 1024; //!< the few-runs chain's one block (fewRunsChainKernel)
+constexpr unsigned kFewRuns = 10240;  //!< runs up to which the early table's chain after the wait is that one block
+                                      //!< (its table in 40 KB of static shared memory)
 __device__ __forceinline__ unsigned laneId() { return threadIdx.x & (kWarpSize - 1); }
 
 /** The row of this warp in the one-warp-per-row kernels; false past the last row. Unsigned: the last
@@ -658,7 +661,7 @@ __device__ __forceinline__ int downLink(const RunTable& t, int s, int y, unsigne
 root); kDown = true unites each with its down link. */
 template <int kConnectivity, bool kDown>
 __device__ __forceinline__ void linkWordRuns(const RunTable& t, int* parent, int y, unsigned c, unsigned before,
-                                             unsigned edgeMask, unsigned starts)
+                                             unsigned edgeMask, unsigned starts, int2* positions)
 {
     const int ny = kDown ? y + 1 : y - 1; // the neighbouring row
     const bool hasRow = ny >= 0 && ny < t.rows;
@@ -677,6 +680,8 @@ __device__ __forceinline__ void linkWordRuns(const RunTable& t, int* parent, int
         {
             const int u = upLink<kConnectivity>(t, s, y, nb);
             parent[k] = (u >= 0 ? u : k) + 1;
+            if (positions) // the few-runs chain's unions go over the runs (fewRunsChainKernel)
+                positions[k] = make_int2(s, y);
         }
         else
         {
@@ -717,7 +722,8 @@ thread makes its links one after another), 4 where they are few (the 8192^2 full
 there a pass is its threads' two loads, 13-14 us with one word a thread, 7.5-9 with four). Measured with
 perf/link_runs.cu (doc/benchmarks.md, "The link passes over sparse runs"). */
 template <int kConnectivity, bool kDown, int kWords>
-__device__ __forceinline__ void linkThreadWords(const RunTable& t, int* parent, unsigned i0, unsigned totalWords)
+__device__ __forceinline__ void linkThreadWords(const RunTable& t, int* parent, unsigned i0, unsigned totalWords,
+                                                int2* positions = nullptr)
 {
     unsigned f[kWords], before[kWords];
     loadWords<kWords>(t.bits, i0, totalWords, f);
@@ -736,7 +742,7 @@ __device__ __forceinline__ void linkThreadWords(const RunTable& t, int* parent, 
         const unsigned edgeMask = f[w] ^ ((f[w] << 1) | (before[w] & 1u));
         const unsigned starts = f[w] & edgeMask; // rising edges
         if (starts)
-            linkWordRuns<kConnectivity, kDown>(t, parent, y, c, before[w], edgeMask, starts);
+            linkWordRuns<kConnectivity, kDown>(t, parent, y, c, before[w], edgeMask, starts, positions);
     }
 }
 
@@ -759,28 +765,145 @@ __host__ __device__ __forceinline__ int linkWordsFor(unsigned long long runs, un
 /** linkRunsKernel's up-link pass queued before the host knows the run count (FullRunLabeling::queueEarlyUpLinks), into
 `parent`, a table of `capacity` slots: it reads the count on the device, does nothing where the runs do not fit, and
 otherwise takes the words a thread that the host would have chosen (linkWordsFor) on a grid of one word a thread, the
-threads past totalWords / k returning. */
+threads past totalWords / k returning. Where the runs are at most kFewRuns it also records each run's start and row
+in `positions` (kFewRuns of them), for fewRunsChainKernel. */
 template <int kConnectivity>
-__global__ void linkUpRunsEarlyKernel(const RunTable t, int* parent, unsigned totalWords, unsigned capacity)
+__global__ void linkUpRunsEarlyKernel(const RunTable t, int* parent, unsigned totalWords, unsigned capacity,
+                                      int2* positions)
 {
     device::dependentKernelStart(); // launched by launchDependent()
     const unsigned thread = blockIdx.x * blockDim.x + threadIdx.x;
     const unsigned runs = t.rowSlots[t.rows];
     if (thread >= totalWords || runs > capacity)
         return;
+    if (runs > kFewRuns)
+        positions = nullptr;
     const int k = linkWordsFor(runs, totalWords);
     if (k == 4)
     {
         if (thread < (totalWords + 3) / 4)
-            linkThreadWords<kConnectivity, false, 4>(t, parent, 4 * thread, totalWords);
+            linkThreadWords<kConnectivity, false, 4>(t, parent, 4 * thread, totalWords, positions);
     }
     else if (k == 2)
     {
         if (thread < (totalWords + 1) / 2)
-            linkThreadWords<kConnectivity, false, 2>(t, parent, 2 * thread, totalWords);
+            linkThreadWords<kConnectivity, false, 2>(t, parent, 2 * thread, totalWords, positions);
     }
     else
-        linkThreadWords<kConnectivity, false, 1>(t, parent, thread, totalWords);
+        linkThreadWords<kConnectivity, false, 1>(t, parent, thread, totalWords, positions);
+}
+
+constexpr int kFewRunsPerThread = static_cast<int>(kFewRuns) / kFewRunsThreads; //!< slots a thread of that block
+static_assert(kFewRunsPerThread * kFewRunsThreads == static_cast<int>(kFewRuns), "kFewRuns: a multiple of the block");
+
+/** Pointer jumping over the forest `f` of `n` nodes (at most kFewRuns, 1-based parents) in shared memory until every
+node points at its root: each round moves every node to its grandparent, so a chain of length L takes about log2(L)
+rounds (14 for the 8192² full image's 8192 runs one under the other), where walking it (compressSlot) takes L steps
+for its last node. A thread's slots are k = threadIdx.x + i * kFewRunsThreads; it loads all their parents, then all
+the grandparents, then stores, so that its loads are in flight together rather than each after the last store. The
+loads race with other threads' stores, which is harmless: every value a slot ever holds here is an ancestor of it
+(its parent, then an ancestor's parent), so a stale or a fresh one is an ancestor either way, and the loop ends only
+when a whole round, after a barrier, moved nothing: then every node's parent is a root. */
+__device__ __forceinline__ void jumpToRoots(int* f, int n)
+{
+    bool moved = true;
+    while (__syncthreads_or(moved))
+    {
+        moved = false;
+        int p[kFewRunsPerThread], g[kFewRunsPerThread];
+#pragma unroll
+        for (int i = 0; i < kFewRunsPerThread; ++i)
+        {
+            const int k = threadIdx.x + i * kFewRunsThreads;
+            p[i] = k < n ? f[k] : 0; // 0: past the table
+        }
+#pragma unroll
+        for (int i = 0; i < kFewRunsPerThread; ++i)
+            g[i] = p[i] ? f[p[i] - 1] : 0;
+#pragma unroll
+        for (int i = 0; i < kFewRunsPerThread; ++i)
+            if (g[i] != p[i])
+            {
+                f[threadIdx.x + i * kFewRunsThreads] = g[i];
+                moved = true;
+            }
+    }
+}
+
+/** The chain after the run-count wait for at most kFewRuns runs, in one block and in its shared memory: the first
+compression, the unions with the down links, the second compression and the ranking, as compressUpLinks, the union
+pass, compressRuns and compressAndRank + its segment scan do in five kernels (8192² full image: 5.4 + 6.0 + 3.0 + 4.2
++ 4.5 us under Nsight Compute, the host launching each after its wake-up). The table is loaded once, the compressions
+jump pointers (jumpToRoots), the unions (union_find.cuh's, on the shared copy) go over the runs (`positions`, recorded
+by the early up-link pass) instead of the bitmap's words, and the table is stored once. Each run's down link needs two
+rounds of dependent loads from global memory (its position; then the next row's bitmap words, edge counts and slot
+offset); a thread issues them for all its slots together, before the first compression, so that the block waits for
+global memory about twice rather than twice per slot. The result is compressAndRank's contract for one segment: every
+non-root slot holds its root + 1, every root -(its rank + 1), in slot order, which is the raster order of the runs'
+starts, so that label = rank + 1 is SAUF's (segmentOffsets[0] = 0); N goes to *componentCount and, when not null,
+*hostCount (mapped host memory). Earlier versions: the table walked in global memory (compressSlot), 21.0 us on the
+8192² full image; in shared memory, the down links' loads one slot after another, 20.0 us; the five kernels take 22.8
+(doc/benchmarks.md, "The chain after the run-count wait in one block"). */
+template <int kConnectivity>
+__global__ void __launch_bounds__(kFewRunsThreads)
+fewRunsChainKernel(const RunTable t, int* parent, const int2* positions, int runs, int* segmentOffsets,
+                   int* componentCount, int* hostCount)
+{
+    device::dependentKernelStart(); // launched by launchDependent()
+    __shared__ int f[kFewRuns];
+    int2 p[kFewRunsPerThread]; // x: the run's start, y: its row; y = rows: past the table, or no row below
+#pragma unroll
+    for (int i = 0; i < kFewRunsPerThread; ++i)
+    {
+        const int k = threadIdx.x + i * kFewRunsThreads;
+        p[i] = make_int2(0, t.rows);
+        if (k < runs)
+        {
+            f[k] = parent[k];
+            p[i] = positions[k];
+        }
+    }
+    int down[kFewRunsPerThread]; // the down link's slot, or -1
+#pragma unroll
+    for (int i = 0; i < kFewRunsPerThread; ++i)
+    {
+        down[i] = -1;
+        const int ny = p[i].y + 1;
+        if (ny < t.rows)
+        {
+            const unsigned c = static_cast<unsigned>(p[i].x) / kWarpSize, b = static_cast<unsigned>(p[i].x) % kWarpSize;
+            const unsigned* nrow = t.bits + static_cast<size_t>(ny) * static_cast<unsigned>(t.wordsPerRow);
+            down[i] = downLink<kConnectivity>(t, p[i].x, p[i].y, threeBitsEndingAt(c > 0 ? nrow[c - 1] : 0u, nrow[c], b));
+        }
+    }
+    jumpToRoots(f, runs); // its first barrier follows the loads
+#pragma unroll
+    for (int i = 0; i < kFewRunsPerThread; ++i)
+        if (down[i] >= 0)
+            device::unite(f, threadIdx.x + i * kFewRunsThreads, down[i], device::OwnSlot());
+    jumpToRoots(f, runs); // its first barrier follows the unions
+    // Ranks: each thread a contiguous range of slots, its roots counted, then scanned across the block.
+    const int k0 = threadIdx.x * kFewRunsPerThread, k1 = min(k0 + kFewRunsPerThread, runs);
+    int roots = 0;
+    for (int k = k0; k < k1; ++k)
+        roots += f[k] == k + 1;
+    using BlockScan = cub::BlockScan<int, kFewRunsThreads>;
+    __shared__ typename BlockScan::TempStorage scan;
+    int rank, total;
+    BlockScan(scan).ExclusiveSum(roots, rank, total); // its barriers: every root test above is done
+    for (int k = k0; k < k1; ++k)
+        if (f[k] == k + 1)
+            f[k] = -(++rank); // -(its rank + 1): the k-th root of the image takes label rank + 1
+    __syncthreads();
+    for (int k = threadIdx.x; k < runs; k += kFewRunsThreads)
+        parent[k] = f[k];
+    if (threadIdx.x == 0)
+    {
+        segmentOffsets[0] = 0;
+        *componentCount = total;
+        if (hostCount)
+            *hostCount = total;
+    }
 }
 
 /** linkRunsKernel's pass (one word a thread) with a word's runs split between two threads where the runs are dense:
@@ -818,7 +941,7 @@ __global__ void linkRunsSplitKernel(const RunTable t, int* parent, unsigned tota
     const unsigned edgeMask = f ^ ((f << 1) | (before & 1u));
     const unsigned starts = f & edgeMask & half; // rising edges in this thread's half
     if (starts)
-        linkWordRuns<kConnectivity, kDown>(t, parent, y, c, before, edgeMask, starts);
+        linkWordRuns<kConnectivity, kDown>(t, parent, y, c, before, edgeMask, starts, nullptr);
 }
 
 /** FLSL+OTF creates every run's node: a root holding the run's own features, before any union moves them.
@@ -1345,7 +1468,7 @@ private:
     void unite(bool onTheFly, cudaStream_t stream, bool upLinksQueued = false);
     /** The up-link pass into `parent`, a table of `capacity` slots, queued before the host knows the run count. */
     template <int kConnectivity>
-    void queueEarlyUpLinks(int* parent, unsigned capacity, cudaStream_t stream) const;
+    void queueEarlyUpLinks(int* parent, unsigned capacity, int2* positions, cudaStream_t stream) const;
     void compressRuns(cudaStream_t stream);
     void compressUpLinks(cudaStream_t stream);
     int linkWordsPerThread() const;
@@ -1440,14 +1563,16 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     const size_t pixels = static_cast<size_t>(rows) * static_cast<size_t>(table_.cols);
     size_t guess = 0;
     char* guessMemory = nullptr;
+    int2* positions = nullptr; // the runs' starts and rows where they are few (fewRunsChainKernel)
     if (!sizedByBound && !onTheFly && countReady)
     {
         guess = std::min(bound, pixels / kEarlyTablePixelsPerSlot);
-        guessMemory = static_cast<char*>(runBuffer_.allocate(alignUp(guess * sizeof(int)) +
-                                                             rankScratchBytesUpTo(static_cast<int>(guess)), stream));
+        const size_t tableAndScratch = alignUp(guess * sizeof(int)) + alignUp(rankScratchBytesUpTo(static_cast<int>(guess)));
+        guessMemory = static_cast<char*>(runBuffer_.allocate(tableAndScratch + kFewRuns * sizeof(int2), stream));
+        positions = reinterpret_cast<int2*>(guessMemory + tableAndScratch);
         withConnectivity(connectivity, [&](auto c) {
             queueEarlyUpLinks<decltype(c)::value>(reinterpret_cast<int*>(guessMemory), static_cast<unsigned>(guess),
-                                                  stream);
+                                                  positions, stream);
         });
     }
 
@@ -1519,11 +1644,25 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
         features_.maxX = reinterpret_cast<int*>(q + 2 * sums + 2 * ints);
         features_.maxY = reinterpret_cast<int*>(q + 2 * sums + 3 * ints);
     }
-    withConnectivity(connectivity, [&](auto c) { unite<decltype(c)::value>(onTheFly, stream, early); });
-    LabelForest forest = slots;
-    forest.data = runLabels_;
-    compressAndRank(forest, rankScratch, rankBytes, d_componentCount, stream, table_.rowSlots + rows, h_scratch);
-    rankedRuns_ = rankedNodes(forest, rankScratch);
+    if (early && runs_ <= kFewRuns)
+    {
+        // The whole chain in one block (fewRunsChainKernel): one segment, its offset in the ranking's scratch.
+        int* segmentOffsets = static_cast<int*>(rankScratch);
+        withConnectivity(connectivity, [&](auto c) {
+            launchDependent(fewRunsChainKernel<decltype(c)::value>, 1, kFewRunsThreads, stream, "FLSL few runs",
+                            table_, runLabels_, const_cast<const int2*>(positions), static_cast<int>(runs_),
+                            segmentOffsets, d_componentCount, h_scratch);
+        });
+        rankedRuns_ = { runLabels_, segmentOffsets, 30 }; // one segment: every slot's index >> 30 is 0
+    }
+    else
+    {
+        withConnectivity(connectivity, [&](auto c) { unite<decltype(c)::value>(onTheFly, stream, early); });
+        LabelForest forest = slots;
+        forest.data = runLabels_;
+        compressAndRank(forest, rankScratch, rankBytes, d_componentCount, stream, table_.rowSlots + rows, h_scratch);
+        rankedRuns_ = rankedNodes(forest, rankScratch);
+    }
     ranked_ = true;
     featuresReady_ = onTheFly;
 }
@@ -1579,11 +1718,11 @@ before the host woke) gave 0.98 at best and lost 4 % on the 8192² full image; t
 lost up to 8 % where dense runs fit (4096², g = 4, d = 50 %) (doc/benchmarks.md, "The up-link pass before the
 run-count wait, landed"). */
 template <int kConnectivity>
-void FullRunLabeling::queueEarlyUpLinks(int* parent, unsigned capacity, cudaStream_t stream) const
+void FullRunLabeling::queueEarlyUpLinks(int* parent, unsigned capacity, int2* positions, cudaStream_t stream) const
 {
     const unsigned words = static_cast<unsigned>(table_.rows) * static_cast<unsigned>(table_.wordsPerRow);
     launchDependent(linkUpRunsEarlyKernel<kConnectivity>, blocksFor(words, kWordThreads), kWordThreads, stream,
-                    "FLSL nodes (before the run count)", table_, parent, words, capacity);
+                    "FLSL nodes (before the run count)", table_, parent, words, capacity, positions);
 }
 
 /** Bitmap words per thread of the link passes (linkRunsKernel): where the runs were counted, 4 for at most a run per
