@@ -841,9 +841,11 @@ offset); a thread issues them for all its slots together, before the first compr
 global memory about twice rather than twice per slot. The result is compressAndRank's contract for one segment: every
 non-root slot holds its root + 1, every root -(its rank + 1), in slot order, which is the raster order of the runs'
 starts, so that label = rank + 1 is SAUF's (segmentOffsets[0] = 0); N goes to *componentCount and, when not null,
-*hostCount (mapped host memory). Earlier versions: the table walked in global memory (compressSlot), 21.0 us on the
-8192² full image; in shared memory, the down links' loads one slot after another, 20.0 us; the five kernels take 22.8
-(doc/benchmarks.md, "The chain after the run-count wait in one block"). */
+*hostCount (mapped host memory). On the 8192² full image this block takes 19.8 us, its one SM issuing on 55 % of the
+cycles (the jumps' rounds: instructions, not memory), against the five kernels' 22.8 (earlier versions: the table
+walked in global memory, 21.0; the loads one slot after another, 20.0), so it saves launches more than GPU time: the
+4096² full image's call 0.78 of its time, 8192² within 2-5 % (doc/benchmarks.md, "The chain after the run-count wait
+in one block, landed"). */
 template <int kConnectivity>
 __global__ void __launch_bounds__(kFewRunsThreads)
 fewRunsChainKernel(const RunTable t, int* parent, const int2* positions, int runs, int* segmentOffsets,
