@@ -51,6 +51,13 @@ that the fuzzer and the sanitizers drive runs across many segments on small imag
 measured choice. The results are the same either way. */
 size_t statsSegmentWordsOverride();
 
+/** Whether every run table of the FLSL family is sized by its counted runs (flsl_labeling.cu, labelAndRank), as the
+environment variable OPENCV_CUDACCA_COUNT_RUNS sets it (read once; 1: yes, so that the fuzzer and the sanitizers drive
+small images through the run-count wait, the early up-link table, its overflow and the few-runs block, which otherwise
+only images of more than 8 M pixels take); false where it is not set or 0: tables up to 16 MB are sized by their
+bound, the measured choice. The results are the same either way. */
+bool countRunsOverride();
+
 /** A labeling of the run-table pipeline (the FLSL family; doc/design.md, "The run-table pipeline"):
 its nodes are the image's row runs, not pixels, so it builds no LabelForest. It flattens and ranks its
 own roots (the shared ranking, run on the run table), writes the final labels once by expanding the runs,

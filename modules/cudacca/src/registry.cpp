@@ -33,6 +33,12 @@ size_t statsSegmentWordsOverride()
     return words;
 }
 
+bool countRunsOverride()
+{
+    static const bool counted = environmentSize("OPENCV_CUDACCA_COUNT_RUNS", 0) != 0;
+    return counted;
+}
+
 void RunLabeling::label(const BinaryImage&, const LabelForest&, int, bool, cudaStream_t)
 {
     CV_Error(Error::StsInternal, "cudacca: a run labeling builds no pixel forest (labelAndRank)");

@@ -1546,7 +1546,7 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     // bytes per run) the number of runs, at the cost of a wait.
     const bool onTheFly = onTheFly_ && wantStats;
     const size_t bound = static_cast<size_t>(rows) * ((static_cast<size_t>(table_.cols) + 1) / 2);
-    const bool sizedByBound = !onTheFly && bound * sizeof(int) <= kBoundTableBytes;
+    const bool sizedByBound = !onTheFly && !countRunsOverride() && bound * sizeof(int) <= kBoundTableBytes;
     runsCounted_ = !sizedByBound;
 
     // 1. Runs of every row; their counts, scanned in place, give each row's first slot and the total, which the
