@@ -38,6 +38,7 @@ void StreamBuffer::release()
 }
 void RunLabeling::label(const BinaryImage&, const LabelForest&, int, bool, cudaStream_t) { std::abort(); }
 size_t bandMinRunsOverride() { return 0; }
+bool countRunsOverride() { return false; }
 namespace standalone_settings { inline size_t statsSegmentWords = 0; } // a tool's choice (perf/accumulate_runs.cu)
 size_t statsSegmentWordsOverride() { return standalone_settings::statsSegmentWords; }
 }}} // namespace cv::cuda::cudacca
