@@ -13,6 +13,8 @@
 // where the run count on the device says 1.75 runs a word or more (`split?`, as for a table sized by its bound); the
 // module's choice for the image (linkWordsPerThread) is printed.
 // Checked: the up links' parents equal those of K = 1; after the unions and a compression, every run's root too.
+// Where the runs are at most kFewRuns: the chain after the run-count wait, fewRunsChainKernel's one block against
+// the five kernels it replaces (`chain block`, `chain kernels`).
 // Then two figures for the calls around them: the GPU's idle time across a host wait in the middle of a call (as
 // for the run count), and the module's labeling and label write as queued by a call (the labels-only pipeline).
 // Tried here and dropped (session 32): the edge count loaded only for a word where a run starts (the pixel before
@@ -105,6 +107,54 @@ int main(int argc, char** argv)
     };
     variants(std::false_type());
     variants(std::true_type());
+
+    // The chain after the run-count wait where the runs are at most kFewRuns (labelAndRank): the one block
+    // (fewRunsChainKernel) against the five kernels it replaces (compressUpLinks, the union pass, compressRuns,
+    // compressAndRank and its segment scan), each call preceded untimed by the detection and the early up-link pass
+    // (with the runs' positions) into a table of the tool's; both launched as the module launches them (dependent
+    // launches). N of each printed (the accuracy tests check the tables themselves).
+    if (runs <= kFewRuns)
+    {
+        int* table = nullptr;
+        int2* positions = nullptr;
+        void* scratch = nullptr;
+        const size_t scratchBytes = rankScratchBytesUpTo(static_cast<int>(runs));
+        check(cudaMalloc(&table, runs * sizeof(int)), "cudaMalloc");
+        check(cudaMalloc(&positions, kFewRuns * sizeof(int2)), "cudaMalloc");
+        check(cudaMalloc(&scratch, scratchBytes), "cudaMalloc");
+        auto chain = [&](const char* name, std::function<void()> launch) {
+            std::vector<float> us;
+            for (int i = 0; i <= calls; ++i)
+            {
+                detect();
+                linkUpRunsEarlyKernel<8><<<blocksFor(words, kWordThreads), kWordThreads, 0, stream>>>(
+                    t, table, words, static_cast<unsigned>(runs), positions);
+                const float x = timer.us(stream, launch, name);
+                if (i > 0) // the first: warm-up
+                    us.push_back(x);
+            }
+            int n = -1;
+            check(cudaMemcpy(&n, r.dCount, sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy");
+            std::sort(us.begin(), us.end());
+            std::printf("  chain  %-8s %8.2f us (min %.2f, max %.2f), N = %d\n", name, us[us.size() / 2], us.front(),
+                        us.back(), n);
+        };
+        chain("block", [&] {
+            launchDependent(fewRunsChainKernel<8>, 1, kFewRunsThreads, stream, "few runs", t, table,
+                            const_cast<const int2*>(positions), static_cast<int>(runs), static_cast<int*>(scratch),
+                            r.dCount, static_cast<int*>(nullptr));
+        });
+        int* const own = labeling.runLabels_;
+        labeling.runLabels_ = table;
+        chain("kernels", [&] {
+            labeling.unite<8>(false, stream, true);
+            const LabelForest forest = { table, static_cast<int>(runs), 1, static_cast<int>(runs) };
+            compressAndRank(forest, scratch, scratchBytes, r.dCount, stream, t.rowSlots + t.rows);
+        });
+        labeling.runLabels_ = own;
+        for (void* p : { static_cast<void*>(table), static_cast<void*>(positions), scratch })
+            check(cudaFree(p), "cudaFree");
+    }
 
     // What a host wait in the middle of a call costs the GPU: from the end of the work queued before it (here the
     // detection) to the next work queued after it (an event), when the host waits on the stream and reads a mapped
