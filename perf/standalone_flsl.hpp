@@ -38,7 +38,11 @@ void StreamBuffer::release()
 }
 void RunLabeling::label(const BinaryImage&, const LabelForest&, int, bool, cudaStream_t) { std::abort(); }
 size_t bandMinRunsOverride() { return 0; }
-bool countRunsOverride() { return false; }
+bool countRunsOverride() // as the module reads it (registry.cpp): 1 sizes every table by its counted runs
+{
+    static const bool counted = std::getenv("OPENCV_CUDACCA_COUNT_RUNS") && std::atoi(std::getenv("OPENCV_CUDACCA_COUNT_RUNS")) != 0;
+    return counted;
+}
 namespace standalone_settings { inline size_t statsSegmentWords = 0; } // a tool's choice (perf/accumulate_runs.cu)
 size_t statsSegmentWordsOverride() { return standalone_settings::statsSegmentWords; }
 }}} // namespace cv::cuda::cudacca
