@@ -796,16 +796,46 @@ __global__ void linkUpRunsEarlyKernel(const RunTable t, int* parent, unsigned to
 constexpr int kFewRunsPerThread = static_cast<int>(kFewRuns) / kFewRunsThreads; //!< slots a thread of that block
 static_assert(kFewRunsPerThread * kFewRunsThreads == static_cast<int>(kFewRuns), "kFewRuns: a multiple of the block");
 
-/** Pointer jumping over the forest `f` of `n` nodes (at most kFewRuns, 1-based parents) in shared memory until every
-node points at its root: each round moves every node to its grandparent, so a chain of length L takes about log2(L)
-rounds (14 for the 8192² full image's 8192 runs one under the other), where walking it (compressSlot) takes L steps
-for its last node. A thread's slots are k = threadIdx.x + i * kFewRunsThreads; it loads all their parents, then all
-the grandparents, then stores, so that its loads are in flight together rather than each after the last store. The
-loads race with other threads' stores, which is harmless: every value a slot ever holds here is an ancestor of it
-(its parent, then an ancestor's parent), so a stale or a fresh one is an ancestor either way, and the loop ends only
-when a whole round, after a barrier, moved nothing: then every node's parent is a root. */
+/** The block's slots of this thread that hold runs: k = threadIdx.x + i * kFewRunsThreads for i below this. */
+__device__ __forceinline__ int fewRunsSlotsOfThread(int n)
+{
+    return n > static_cast<int>(threadIdx.x) ? (n - static_cast<int>(threadIdx.x) + kFewRunsThreads - 1) / kFewRunsThreads : 0;
+}
+
+/** Pointer jumping over the forest `f` of `n` nodes (at most kFewRuns, 1-based parents, every parent at or before its
+child) in shared memory until every node points at its root. A thread's slots are k = threadIdx.x + i *
+kFewRunsThreads, so a warp holds 32 consecutive slots for each i. First, with shuffles and no barrier, each warp jumps
+inside those 32: a node's ancestors inside the window are a prefix of its path (parents come first), so after 5
+rounds (2^5 = 32) every node points at its root or at its first ancestor before the window. Then rounds over the
+block, each moving every node to its grandparent, about log2 of the longest remaining chain counted in windows: on
+the 8192² full image (8192 runs one under the other) 9 rounds instead of 14. A round loads all of a thread's parents,
+then the grandparents, then stores; the loads race with other threads' stores, which is harmless: every value a
+slot ever holds here is an ancestor of it, so a stale or a fresh one is an ancestor either way, and the loop ends
+only when a whole round, after a barrier, moved nothing: then every node's parent is a root. */
 __device__ __forceinline__ void jumpToRoots(int* f, int n)
 {
+    __syncthreads(); // what the block wrote before (the loads, the unions) is visible
+    const int mine = fewRunsSlotsOfThread(n);
+    const int lane = static_cast<int>(threadIdx.x % kWarpSize);
+#pragma unroll
+    for (int i = 0; i < kFewRunsPerThread; ++i)
+    {
+        if (i * kFewRunsThreads >= n)
+            break; // the same for the whole block; lanes past n below hold 0 and never move
+        const int k = static_cast<int>(threadIdx.x) + i * kFewRunsThreads;
+        const int v0 = i < mine ? f[k] : 0;
+        int v = v0;
+#pragma unroll
+        for (int r = 0; r < 5; ++r)
+        {
+            const unsigned at = static_cast<unsigned>(v - 1 - (k - lane)); // the parent's lane, if in the window
+            const int w = __shfl_sync(0xffffffffu, v, at < kWarpSize ? static_cast<int>(at) : lane);
+            if (at < kWarpSize)
+                v = w;
+        }
+        if (v != v0)
+            f[k] = v;
+    }
     bool moved = true;
     while (__syncthreads_or(moved))
     {
@@ -813,16 +843,15 @@ __device__ __forceinline__ void jumpToRoots(int* f, int n)
         int p[kFewRunsPerThread], g[kFewRunsPerThread];
 #pragma unroll
         for (int i = 0; i < kFewRunsPerThread; ++i)
-        {
-            const int k = threadIdx.x + i * kFewRunsThreads;
-            p[i] = k < n ? f[k] : 0; // 0: past the table
-        }
+            if (i < mine)
+                p[i] = f[threadIdx.x + i * kFewRunsThreads];
 #pragma unroll
         for (int i = 0; i < kFewRunsPerThread; ++i)
-            g[i] = p[i] ? f[p[i] - 1] : 0;
+            if (i < mine)
+                g[i] = f[p[i] - 1];
 #pragma unroll
         for (int i = 0; i < kFewRunsPerThread; ++i)
-            if (g[i] != p[i])
+            if (i < mine && g[i] != p[i])
             {
                 f[threadIdx.x + i * kFewRunsThreads] = g[i];
                 moved = true;
@@ -853,37 +882,35 @@ fewRunsChainKernel(const RunTable t, int* parent, const int2* positions, int run
 {
     device::dependentKernelStart(); // launched by launchDependent()
     __shared__ int f[kFewRuns];
-    int2 p[kFewRunsPerThread]; // x: the run's start, y: its row; y = rows: past the table, or no row below
+    const int mine = fewRunsSlotsOfThread(runs);
+    int2 p[kFewRunsPerThread]; // x: the run's start, y: its row
 #pragma unroll
     for (int i = 0; i < kFewRunsPerThread; ++i)
-    {
-        const int k = threadIdx.x + i * kFewRunsThreads;
-        p[i] = make_int2(0, t.rows);
-        if (k < runs)
+        if (i < mine)
         {
+            const int k = threadIdx.x + i * kFewRunsThreads;
             f[k] = parent[k];
             p[i] = positions[k];
         }
-    }
     int down[kFewRunsPerThread]; // the down link's slot, or -1
 #pragma unroll
     for (int i = 0; i < kFewRunsPerThread; ++i)
     {
         down[i] = -1;
-        const int ny = p[i].y + 1;
-        if (ny < t.rows)
+        if (i < mine && p[i].y + 1 < t.rows)
         {
+            const int ny = p[i].y + 1;
             const unsigned c = static_cast<unsigned>(p[i].x) / kWarpSize, b = static_cast<unsigned>(p[i].x) % kWarpSize;
             const unsigned* nrow = t.bits + static_cast<size_t>(ny) * static_cast<unsigned>(t.wordsPerRow);
             down[i] = downLink<kConnectivity>(t, p[i].x, p[i].y, threeBitsEndingAt(c > 0 ? nrow[c - 1] : 0u, nrow[c], b));
         }
     }
-    jumpToRoots(f, runs); // its first barrier follows the loads
+    jumpToRoots(f, runs); // it begins with a barrier: the loads are visible
 #pragma unroll
     for (int i = 0; i < kFewRunsPerThread; ++i)
         if (down[i] >= 0)
             device::unite(f, threadIdx.x + i * kFewRunsThreads, down[i], device::OwnSlot());
-    jumpToRoots(f, runs); // its first barrier follows the unions
+    jumpToRoots(f, runs); // it begins with a barrier: the unions are done
     // Ranks: each thread a contiguous range of slots, its roots counted, then scanned across the block.
     const int k0 = threadIdx.x * kFewRunsPerThread, k1 = min(k0 + kFewRunsPerThread, runs);
     int roots = 0;
