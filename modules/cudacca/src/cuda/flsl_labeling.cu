@@ -764,33 +764,40 @@ __host__ __device__ __forceinline__ int linkWordsFor(unsigned long long runs, un
 
 /** linkRunsKernel's up-link pass queued before the host knows the run count (FullRunLabeling::queueEarlyUpLinks), into
 `parent`, a table of `capacity` slots: it reads the count on the device, does nothing where the runs do not fit, and
-otherwise takes the words a thread that the host would have chosen (linkWordsFor) on a grid of one word a thread, the
-threads past totalWords / k returning. Where the runs are at most kFewRuns it also records each run's start and row
-in `positions` (kFewRuns of them), for fewRunsChainKernel. */
+otherwise takes the words a thread that the host would have chosen (linkWordsFor). The grid is that of four words a
+thread (a quarter of the words' threads); with two or one, each thread takes every such task a grid apart. A grid of
+one word a thread, its threads past totalWords / k returning, took 13.7 us on the 8192² full image (four words a
+thread: 8192 runs in 2 M words), against 7.4 for linkRunsKernel's grid of four (Nsight Compute; doc/benchmarks.md,
+"Three more ways to use the run-count wait"). Where the runs are at most kFewRuns it also records each run's start
+and row in `positions` (kFewRuns of them), for fewRunsChainKernel. */
 template <int kConnectivity>
 __global__ void linkUpRunsEarlyKernel(const RunTable t, int* parent, unsigned totalWords, unsigned capacity,
                                       int2* positions)
 {
     device::dependentKernelStart(); // launched by launchDependent()
-    const unsigned thread = blockIdx.x * blockDim.x + threadIdx.x;
     const unsigned runs = t.rowSlots[t.rows];
-    if (thread >= totalWords || runs > capacity)
+    if (runs > capacity)
         return;
     if (runs > kFewRuns)
         positions = nullptr;
+    const unsigned thread = blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned threads = gridDim.x * blockDim.x; // at least totalWords / 4
     const int k = linkWordsFor(runs, totalWords);
     if (k == 4)
     {
-        if (thread < (totalWords + 3) / 4)
+        if (4ull * thread < totalWords)
             linkThreadWords<kConnectivity, false, 4>(t, parent, 4 * thread, totalWords, positions);
     }
     else if (k == 2)
     {
-        if (thread < (totalWords + 1) / 2)
-            linkThreadWords<kConnectivity, false, 2>(t, parent, 2 * thread, totalWords, positions);
+        for (unsigned long long i = thread; 2 * i < totalWords; i += threads)
+            linkThreadWords<kConnectivity, false, 2>(t, parent, static_cast<unsigned>(2 * i), totalWords, positions);
     }
     else
-        linkThreadWords<kConnectivity, false, 1>(t, parent, thread, totalWords, positions);
+    {
+        for (unsigned long long i = thread; i < totalWords; i += threads)
+            linkThreadWords<kConnectivity, false, 1>(t, parent, static_cast<unsigned>(i), totalWords, positions);
+    }
 }
 
 constexpr int kFewRunsPerThread = static_cast<int>(kFewRuns) / kFewRunsThreads; //!< slots a thread of that block
@@ -1750,7 +1757,7 @@ template <int kConnectivity>
 void FullRunLabeling::queueEarlyUpLinks(int* parent, unsigned capacity, int2* positions, cudaStream_t stream) const
 {
     const unsigned words = static_cast<unsigned>(table_.rows) * static_cast<unsigned>(table_.wordsPerRow);
-    launchDependent(linkUpRunsEarlyKernel<kConnectivity>, blocksFor(words, kWordThreads), kWordThreads, stream,
+    launchDependent(linkUpRunsEarlyKernel<kConnectivity>, blocksFor((words + 3ll) / 4, kWordThreads), kWordThreads, stream,
                     "FLSL nodes (before the run count)", table_, parent, words, capacity, positions);
 }
 
