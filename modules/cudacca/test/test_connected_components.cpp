@@ -562,16 +562,17 @@ TEST_P(CudaCCA, EarlyRunTableAtItsGuess)
 
 TEST_P(CudaCCA, FewRunsChainAtCountedSizes)
 {
-    // Where the early up-link table holds the runs and they are at most 10240 (flsl_labeling.cu, kFewRuns), the chain
+    // Where the early up-link table holds the runs and they are at most 6144 (flsl_labeling.cu, kFewRuns), the chain
     // after the run-count wait is one block (fewRunsChainKernel): compressions, the unions over the runs recorded by
     // the up-link pass, the ranking. 4096^2 (a counted table): random short lines, filled circles and a patch of
-    // random pixels (unions of every kind, 8-connected diagonals; at most 4000 + 1200 + 4608 runs), then one-pixel
-    // runs in the first 2560 rows, four a row, at exactly 10240 runs (the chain) and one more (the kernels' path). Each
-    // image's run count is asserted on the host.
+    // random pixels (unions of every kind, 8-connected diagonals; at most 4000 + 1200 + 4608 runs, so either path),
+    // then one-pixel runs in the first 1536 rows, four a row, at exactly 6144 runs (the chain) and one more (the
+    // kernels' path). Each image's run count is asserted on the host.
     if (p.algorithm != cv::cuda::CCA_DEFAULT && p.algorithm != cv::cuda::CCA_FLSL && p.algorithm != cv::cuda::CCA_FLSL_CD &&
         p.algorithm != cv::cuda::CCA_FLSL_OTF)
         return;
     const cv::Size size(4096, 4096);
+    const long long fewRuns = 6144; // kFewRuns
     const unsigned seed = testSeed();
     std::mt19937 rng(seed);
     auto countRuns = [&](const cv::Mat& img) {
@@ -602,12 +603,13 @@ TEST_P(CudaCCA, FewRunsChainAtCountedSizes)
     for (int extra = 0; extra < 2; ++extra)
     {
         cv::Mat img(size, CV_8UC1, cv::Scalar(0));
-        for (int y = 0; y < 2560; ++y)
+        for (int y = 0; y < fewRuns / 4; ++y)
             for (int x = (y / 7) % 1024; x < size.width; x += 1024)
                 img.at<uchar>(y, x) = 255;
         if (extra)
             img.at<uchar>(4000, 512) = 255;
-        cases.push_back({ extra ? "10241 periodic runs" : "10240 periodic runs", img, 10240 + extra, 10240 + extra });
+        cases.push_back({ extra ? "kFewRuns + 1 periodic runs" : "kFewRuns periodic runs", img, fewRuns + extra,
+                          fewRuns + extra });
     }
     for (const Case& k : cases)
     {

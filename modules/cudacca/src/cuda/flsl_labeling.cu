@@ -57,8 +57,12 @@ constexpr int kWriteMinBlocks = 5; //!< label-writing blocks per SM for large im
 constexpr size_t kWriteLargePixels = size_t(1) << 24; //!< from here the label image (64 MB) passes the H100's L2
 constexpr size_t kEarlyTablePixelsPerSlot = 16; //!< the run table guessed before the run count: a slot per 16 pixels
 constexpr int kFewRunsThreads = 1024; //!< the few-runs chain's one block (fewRunsChainKernel)
-constexpr unsigned kFewRuns = 10240;  //!< runs up to which the early table's chain after the wait is that one block
-                                      //!< (its table in 40 KB of static shared memory)
+/** Runs up to which the early table's chain after the wait is that one block (its table in 24 KB of static shared
+memory). Chosen from perf/link_runs.cu's `chain` timings on the H100 (session 52, block / five kernels, us): full
+images (a chain of runs one under the other) of 1024, 2048 and 4096 runs 12.8 / 21.2, 13.8 / 22.1, 15.6 / 20.5; 6080
+runs of sparse squares 16.5 / 16.3; 7680 and 8064 runs of large blobs 25.9 / 21.8 and 23.9 / 18.1; 8192 (the 8192²
+full image) 20.8 / 17.4: one SM's work grows with the runs, the kernels' cost hardly. */
+constexpr unsigned kFewRuns = 6144;
 __device__ __forceinline__ unsigned laneId() { return threadIdx.x & (kWarpSize - 1); }
 
 /** The row of this warp in the one-warp-per-row kernels; false past the last row. Unsigned: the last
@@ -765,7 +769,8 @@ __host__ __device__ __forceinline__ int linkWordsFor(unsigned long long runs, un
 /** linkRunsKernel's up-link pass queued before the host knows the run count (FullRunLabeling::queueEarlyUpLinks), into
 `parent`, a table of `capacity` slots: it reads the count on the device, does nothing where the runs do not fit, and
 otherwise takes the words a thread that the host would have chosen (linkWordsFor). The grid is that of four words a
-thread (a quarter of the words' threads); with two or one, each thread takes every such task a grid apart. A grid of
+thread (a quarter of the words' threads), or one wave if that is more (queueEarlyUpLinks); with two or one word a
+thread, each thread takes every such task a grid apart. A grid of
 one word a thread, its threads past totalWords / k returning, took 13.7 us on the 8192² full image (four words a
 thread: 8192 runs in 2 M words), against 7.4 for linkRunsKernel's grid of four (Nsight Compute; doc/benchmarks.md,
 "Three more ways to use the run-count wait"). Where the runs are at most kFewRuns it also records each run's start
@@ -814,8 +819,9 @@ child) in shared memory until every node points at its root. A thread's slots ar
 kFewRunsThreads, so a warp holds 32 consecutive slots for each i. First, with shuffles and no barrier, each warp jumps
 inside those 32: a node's ancestors inside the window are a prefix of its path (parents come first), so after 5
 rounds (2^5 = 32) every node points at its root or at its first ancestor before the window. Then rounds over the
-block, each moving every node to its grandparent, about log2 of the longest remaining chain counted in windows: on
-the 8192² full image (8192 runs one under the other) 9 rounds instead of 14. A round loads all of a thread's parents,
+block, each moving every node to its grandparent, about log2 of the longest remaining chain counted in windows: for
+a chain of 6144 runs one under the other (a full image's) 9 rounds instead of 14 (scripts/check_few_runs_jumps.py, a
+CPU model of both steps). A round loads all of a thread's parents,
 then the grandparents, then stores; the loads race with other threads' stores, which is harmless: every value a
 slot ever holds here is an ancestor of it, so a stale or a fresh one is an ancestor either way, and the loop ends
 only when a whole round, after a barrier, moved nothing: then every node's parent is a root. */
@@ -877,11 +883,11 @@ offset); a thread issues them for all its slots together, before the first compr
 global memory about twice rather than twice per slot. The result is compressAndRank's contract for one segment: every
 non-root slot holds its root + 1, every root -(its rank + 1), in slot order, which is the raster order of the runs'
 starts, so that label = rank + 1 is SAUF's (segmentOffsets[0] = 0); N goes to *componentCount and, when not null,
-*hostCount (mapped host memory). On the 8192² full image this block takes 19.8 us, its one SM issuing on 55 % of the
-cycles (the jumps' rounds: instructions, not memory), against the five kernels' 22.8 (earlier versions: the table
-walked in global memory, 21.0; the loads one slot after another, 20.0), so it saves launches more than GPU time: the
-4096² full image's call 0.78 of its time, 8192² within 2-5 % (doc/benchmarks.md, "The chain after the run-count wait
-in one block, landed"). */
+*hostCount (mapped host memory). Its one SM issues on 55 % of the cycles (the jumps' rounds: instructions, not
+memory), so it saves launches more than GPU time, and only where the runs are few (kFewRuns): the 4096² full image's
+call took 0.78 of its time, while on the 8192² full image (8192 runs) the block's 20.8 us lost to the five kernels'
+17.4 as the module queues them (doc/benchmarks.md, "The chain after the run-count wait in one block, landed", and
+"The few-runs block's threshold"). */
 template <int kConnectivity>
 __global__ void __launch_bounds__(kFewRunsThreads)
 fewRunsChainKernel(const RunTable t, int* parent, const int2* positions, int runs, int* segmentOffsets,
@@ -1757,7 +1763,11 @@ template <int kConnectivity>
 void FullRunLabeling::queueEarlyUpLinks(int* parent, unsigned capacity, int2* positions, cudaStream_t stream) const
 {
     const unsigned words = static_cast<unsigned>(table_.rows) * static_cast<unsigned>(table_.wordsPerRow);
-    launchDependent(linkUpRunsEarlyKernel<kConnectivity>, blocksFor((words + 3ll) / 4, kWordThreads), kWordThreads, stream,
+    // The grid of four words a thread, but at least one wave where the words allow it: with two or one word a thread
+    // (many runs) the quarter grid of a 4096² image (128 K threads) would leave the GPU half empty.
+    const unsigned blocks = std::max(blocksFor((words + 3ll) / 4, kWordThreads),
+                                     waveBlocks(linkUpRunsEarlyKernel<kConnectivity>, kWordThreads, blocksFor(words, kWordThreads)));
+    launchDependent(linkUpRunsEarlyKernel<kConnectivity>, blocks, kWordThreads, stream,
                     "FLSL nodes (before the run count)", table_, parent, words, capacity, positions);
 }
 
