@@ -58,10 +58,11 @@ constexpr size_t kWriteLargePixels = size_t(1) << 24; //!< from here the label i
 constexpr size_t kEarlyTablePixelsPerSlot = 16; //!< the run table guessed before the run count: a slot per 16 pixels
 constexpr int kFewRunsThreads = 1024; //!< the few-runs chain's one block (fewRunsChainKernel)
 /** Runs up to which the early table's chain after the wait is that one block (its table in 24 KB of static shared
-memory). Chosen from perf/link_runs.cu's `chain` timings on the H100 (session 52, block / five kernels, us): full
-images (a chain of runs one under the other) of 1024, 2048 and 4096 runs 12.8 / 21.2, 13.8 / 22.1, 15.6 / 20.5; 6080
-runs of sparse squares 16.5 / 16.3; 7680 and 8064 runs of large blobs 25.9 / 21.8 and 23.9 / 18.1; 8192 (the 8192²
-full image) 20.8 / 17.4: one SM's work grows with the runs, the kernels' cost hardly. */
+memory). Chosen from perf/link_runs.cu's `chain` timings on the H100 (session 52, block / five kernels, us, the block
+then sized for 10240 runs): full images (a chain of runs one under the other) of 1024, 2048 and 4096 runs 12.8 / 21.2,
+13.8 / 22.1, 15.6 / 20.5; 6080 runs of sparse squares 16.5 / 16.3; 7680 and 8064 runs of large blobs 25.9 / 21.8 and
+23.9 / 18.1; 8192 (the 8192² full image) 20.8 / 17.4: one SM's work grows with the runs, the kernels' cost hardly.
+Sized for 6144, the block took 9.5, 10.9, 13.0 and 15.3 us on the first four. */
 constexpr unsigned kFewRuns = 6144;
 __device__ __forceinline__ unsigned laneId() { return threadIdx.x & (kWarpSize - 1); }
 
@@ -770,11 +771,11 @@ __host__ __device__ __forceinline__ int linkWordsFor(unsigned long long runs, un
 `parent`, a table of `capacity` slots: it reads the count on the device, does nothing where the runs do not fit, and
 otherwise takes the words a thread that the host would have chosen (linkWordsFor). The grid is that of four words a
 thread (a quarter of the words' threads), or one wave if that is more (queueEarlyUpLinks); with two or one word a
-thread, each thread takes every such task a grid apart. A grid of
-one word a thread, its threads past totalWords / k returning, took 13.7 us on the 8192² full image (four words a
-thread: 8192 runs in 2 M words), against 7.4 for linkRunsKernel's grid of four (Nsight Compute; doc/benchmarks.md,
-"Three more ways to use the run-count wait"). Where the runs are at most kFewRuns it also records each run's start
-and row in `positions` (kFewRuns of them), for fewRunsChainKernel. */
+thread, each thread takes every such task a grid apart. A grid of one word a thread, its threads past totalWords / k
+returning, took 13.7 us on the 8192² full image (four words a thread: 8192 runs in 2 M words), against 7.4 for
+linkRunsKernel's grid of four (Nsight Compute; doc/benchmarks.md, "Three more ways to use the run-count wait"). Where
+the runs are at most kFewRuns it also records each run's start and row in `positions` (kFewRuns of them), for
+fewRunsChainKernel. */
 template <int kConnectivity>
 __global__ void linkUpRunsEarlyKernel(const RunTable t, int* parent, unsigned totalWords, unsigned capacity,
                                       int2* positions)
