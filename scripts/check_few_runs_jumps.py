@@ -9,12 +9,34 @@ slot must end at its root; the rounds are printed (the 6144-run chain: 9 with th
 After the shuffle rounds every slot must point at its root or at its first ancestor before its window (what the
 block rounds' count rests on); --window-rounds 4 models one round too few and must fail there: a chain through a
 whole window takes 31 steps, 5 doubling rounds.
+The block's shape (kFewRunsThreads, kFewRuns) is read from flsl_labeling.cu, and FewRunsChainAtCountedSizes' boundary
+(test_connected_components.cpp) must be that kFewRuns, so that the test keeps sitting on the block's limit.
 Pure Python, no GPU: python3 scripts/check_few_runs_jumps.py [--seed S] [--window-rounds R]"""
 import argparse
 import random
 import sys
 
-THREADS, PER_THREAD, WARP = 1024, 6, 32 # flsl_labeling.cu: kFewRunsThreads, kFewRuns / kFewRunsThreads
+import os
+import re
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+
+
+def source_constant(path, pattern):
+    """The integer that `pattern` (one group) finds in the repository file `path`."""
+    with open(os.path.join(ROOT, path)) as f:
+        m = re.search(pattern, f.read())
+    if not m:
+        sys.exit(f"FAIL: {pattern!r} not found in {path}")
+    return int(m.group(1))
+
+
+# The block's shape as the module declares it, and the accuracy test's boundary, which must be the same kFewRuns.
+THREADS = source_constant("modules/cudacca/src/cuda/flsl_labeling.cu", r"constexpr int kFewRunsThreads = (\d+);")
+FEW_RUNS = source_constant("modules/cudacca/src/cuda/flsl_labeling.cu", r"constexpr unsigned kFewRuns = (\d+);")
+TEST_FEW_RUNS = source_constant("modules/cudacca/test/test_connected_components.cpp",
+                                r"const long long fewRuns = (\d+); // kFewRuns")
+PER_THREAD, WARP = FEW_RUNS // THREADS, 32
 
 
 def window_prologue(f, n, rounds):
@@ -74,9 +96,13 @@ def main():
     a = ap.parse_args()
     seed = a.seed if a.seed is not None else random.randrange(1 << 30)
     rng = random.Random(seed)
-    print(f"seed {seed}, {a.window_rounds} shuffle rounds")
+    print(f"seed {seed}, {a.window_rounds} shuffle rounds; kFewRuns {FEW_RUNS}, {THREADS} threads")
     failures = 0
-    for n in (1, 31, 32, 33, 1000, 1024, 4096, 6144, rng.randint(1, 6144)):
+    if TEST_FEW_RUNS != FEW_RUNS or PER_THREAD * THREADS != FEW_RUNS:
+        print(f"FAIL FewRunsChainAtCountedSizes' fewRuns ({TEST_FEW_RUNS}) or the block's slots ({PER_THREAD} x {THREADS})"
+              f" is not kFewRuns ({FEW_RUNS})")
+        failures += 1
+    for n in (1, 31, 32, 33, 1000, 1024, 4096, FEW_RUNS, rng.randint(1, FEW_RUNS)):
         for kind in ("chain", "random", "short"):
             parents = forest(kind, n, rng)
             want = roots(parents)
