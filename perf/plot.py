@@ -222,6 +222,22 @@ def targets(rows, names):
                 ratio = mean(four) / mean(eight)
                 line(12, f"8192², {VARIANT_NAMES[variant]}, {col}: 4-connectivity within 10 % of 8 (Gpix/s, 4 / 8)",
                      f"{ratio:.2f}x", ratio >= 0.9)
+    # Item 5: per side, every case (variant, g, d, connectivity) where another cudacca algorithm was measured too.
+    times = defaultdict(dict)
+    for r in rows:
+        if r["library"] == "cudacca":
+            times[(r["width"], r["height"], r["variant"], r["g"], r["density"], r["connectivity"])][r["algorithm"]] = r
+    for side in sorted({k[0] for k in times}):
+        cases = [(v["DEFAULT"]["median_us"] / min(x["median_us"] for x in v.values()), v) for k, v in times.items()
+                 if k[0] == side and "DEFAULT" in v and len(v) > 1]
+        if cases:
+            ratio, worst = max(cases, key=lambda c: c[0])
+            fastest = min(worst.values(), key=lambda x: x["median_us"])
+            over = sum(c[0] > 1.1 for c in cases)
+            line(12, f"{side}², every variant and both connectivities: CCA_DEFAULT's time within 10 % of the fastest "
+                 "cudacca algorithm's (item 5)",
+                 f"worst {ratio:.3f}x ({fastest['algorithm']}, {fastest['variant']} {pattern(fastest, names)} "
+                 f"{fastest['connectivity']}-conn); {over} of {len(cases)} over", over == 0)
     for side, variant, stat, limit in LATENCY_TARGETS:
         rs = [r for r in default(side) if r["variant"] == variant and r["g"] in GRANULARITIES
               and r["density"] in DENSITIES]
