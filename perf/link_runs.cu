@@ -117,10 +117,12 @@ int main(int argc, char** argv)
     {
         int* table = nullptr;
         int2* positions = nullptr;
+        int* ends = nullptr;
         void* scratch = nullptr;
         const size_t scratchBytes = rankScratchBytesUpTo(static_cast<int>(runs));
         check(cudaMalloc(&table, runs * sizeof(int)), "cudaMalloc");
         check(cudaMalloc(&positions, kFewRuns * sizeof(int2)), "cudaMalloc");
+        check(cudaMalloc(&ends, kFewRuns * sizeof(int)), "cudaMalloc");
         check(cudaMalloc(&scratch, scratchBytes), "cudaMalloc");
         auto chain = [&](const char* name, std::function<void()> launch) {
             std::vector<float> us;
@@ -128,7 +130,7 @@ int main(int argc, char** argv)
             {
                 detect();
                 linkUpRunsEarlyKernel<8><<<blocksFor(words, kWordThreads), kWordThreads, 0, stream>>>(
-                    t, table, words, static_cast<unsigned>(runs), positions);
+                    t, table, words, static_cast<unsigned>(runs), RecordedRuns{ positions, ends });
                 const float x = timer.us(stream, launch, name);
                 if (i > 0) // the first: warm-up
                     us.push_back(x);
@@ -152,7 +154,7 @@ int main(int argc, char** argv)
             compressAndRank(forest, scratch, scratchBytes, r.dCount, stream, t.rowSlots + t.rows);
         });
         labeling.runLabels_ = own;
-        for (void* p : { static_cast<void*>(table), static_cast<void*>(positions), scratch })
+        for (void* p : { static_cast<void*>(table), static_cast<void*>(positions), static_cast<void*>(ends), scratch })
             check(cudaFree(p), "cudaFree");
     }
 

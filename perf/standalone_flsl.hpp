@@ -43,6 +43,11 @@ bool countRunsOverride() // as the module reads it (registry.cpp): 1 sizes every
     static const bool counted = std::getenv("OPENCV_CUDACCA_COUNT_RUNS") && std::atoi(std::getenv("OPENCV_CUDACCA_COUNT_RUNS")) != 0;
     return counted;
 }
+size_t runStatsOverride() // as the module reads it (registry.cpp): 1 never
+{
+    static const size_t mode = std::getenv("OPENCV_CUDACCA_RUN_STATS") ? std::atoi(std::getenv("OPENCV_CUDACCA_RUN_STATS")) : 0;
+    return mode;
+}
 namespace standalone_settings { inline size_t statsSegmentWords = 0; } // a tool's choice (perf/accumulate_runs.cu)
 size_t statsSegmentWordsOverride() { return standalone_settings::statsSegmentWords; }
 }}} // namespace cv::cuda::cudacca

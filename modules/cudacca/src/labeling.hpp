@@ -58,6 +58,12 @@ only images of more than 8 M pixels take); false where it is not set or 0: table
 bound, the measured choice. The results are the same either way. */
 bool countRunsOverride();
 
+/** Whether CCA_DEFAULT's statistics on runs the early up-link pass recorded come from those runs (flsl_labeling.cu,
+runStatsBlock), as the environment variable OPENCV_CUDACCA_RUN_STATS sets it (read once): 1 never (the row
+segments, accumulateRunsBlock, so that the fuzzer and the sanitizers drive both on the same images); 0 or not set:
+wherever they were recorded, the measured choice. The results are the same either way. */
+size_t runStatsOverride();
+
 /** A labeling of the run-table pipeline (the FLSL family; doc/design.md, "The run-table pipeline"):
 its nodes are the image's row runs, not pixels, so it builds no LabelForest. It flattens and ranks its
 own roots (the shared ranking, run on the run table), writes the final labels once by expanding the runs,

@@ -33,6 +33,12 @@ size_t statsSegmentWordsOverride()
     return words;
 }
 
+size_t runStatsOverride()
+{
+    static const size_t mode = environmentSize("OPENCV_CUDACCA_RUN_STATS", 0);
+    return mode;
+}
+
 bool countRunsOverride()
 {
     static const bool counted = environmentSize("OPENCV_CUDACCA_COUNT_RUNS", 0) != 0;

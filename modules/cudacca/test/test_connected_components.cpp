@@ -632,6 +632,83 @@ TEST_P(CudaCCA, FewRunsChainAtCountedSizes)
     }
 }
 
+TEST_P(CudaCCA, RunStatsAtRecordedSizes)
+{
+    // Where the early up-link pass records the runs (at most 65536: flsl_labeling.cu, kRecordedRuns), CCA_DEFAULT's
+    // statistics come from them (runStatsBlock): each run's set, and the background from the gaps between the runs
+    // and from the rows without any. Counted tables (4096^2 and 4099 x 4097, so that runs end inside a row's last
+    // word as well as at a word boundary): blobs with rows that are all foreground, rows that are all background and
+    // runs that touch both sides; then periodic one-pixel runs at exactly 65536 and one more (the row segments' path).
+    // Full CCA into GpuMats (the statistics beside the label write), statistics only and host outputs (the statistics
+    // alone), each against the CPU. Each image's run count is asserted on the host.
+    if (p.algorithm != cv::cuda::CCA_DEFAULT && p.algorithm != cv::cuda::CCA_FLSL_CD)
+        return;
+    if (p.ltype != CV_32S)
+        return;
+    const long long recorded = 65536; // kRecordedRuns
+    const unsigned seed = testSeed();
+    std::mt19937 rng(seed);
+    auto countRuns = [](const cv::Mat& img) {
+        long long runs = 0;
+        for (int y = 0; y < img.rows; ++y)
+            for (int x = 0; x < img.cols; ++x)
+                runs += img.at<uchar>(y, x) && (x == 0 || !img.at<uchar>(y, x - 1));
+        return runs;
+    };
+    struct Case { std::string name; cv::Mat img; long long minRuns, maxRuns; };
+    std::vector<Case> cases;
+    for (const cv::Size size : { cv::Size(4096, 4096), cv::Size(4099, 4097) })
+    {
+        cv::Mat img(size, CV_8UC1, cv::Scalar(0));
+        std::uniform_int_distribution<int> px(0, size.width - 1), r(2, 80), side(1, 200);
+        for (int i = 0; i < 40; ++i)
+            cv::circle(img, cv::Point(px(rng), px(rng)), r(rng), cv::Scalar(255), cv::FILLED);
+        for (int i = 0; i < 40; ++i)
+            cv::rectangle(img, cv::Rect(px(rng), px(rng), side(rng), side(rng)), cv::Scalar(255), cv::FILLED);
+        img.row(size.height / 3).setTo(255);     // a row that is one run
+        img.rowRange(10, 14).setTo(255);         // and four under one another
+        img.row(0).setTo(0);                     // the first row without runs
+        cv::line(img, cv::Point(0, 200), cv::Point(size.width - 1, 260), cv::Scalar(255)); // runs at both sides
+        cv::rectangle(img, cv::Rect(size.width - 40, 500, 40, 30), cv::Scalar(255), cv::FILLED); // to the last column
+        cases.push_back({ cv::format("blobs %dx%d", size.width, size.height), img, 100, recorded });
+    }
+    for (int extra = 0; extra < 2; ++extra)
+    {
+        cv::Mat img(cv::Size(4096, 4096), CV_8UC1, cv::Scalar(0));
+        for (int y = 0; y < 4096; ++y)
+            for (int x = (y / 5) % 256; x < img.cols; x += 256)
+                img.at<uchar>(y, x) = 255;
+        if (extra)
+            img.at<uchar>(3000, 128 + (3000 / 5) % 256) = 255; // 128 pixels from its row's runs
+        cases.push_back({ extra ? "kRecordedRuns + 1 periodic runs" : "kRecordedRuns periodic runs", img,
+                          recorded + extra, recorded + extra });
+    }
+    for (const Case& k : cases)
+    {
+        const long long runs = countRuns(k.img);
+        ASSERT_GE(runs, k.minRuns) << k.name << " (seed " << seed << ")";
+        ASSERT_LE(runs, k.maxRuns) << k.name << " (seed " << seed << ")";
+        const CCResult ref = cpuReference(k.img, p.connectivity);
+        SCOPED_TRACE(cv::format("%s, %lld runs, N=%d, seed %u, %s", k.name.c_str(), runs, ref.n, seed, paramsName(p).c_str()));
+        cv::cuda::GpuMat dImg, dL, dS, dC;
+        dImg.upload(k.img);
+        const int n = cv::cuda::connectedComponentsWithStats(dImg, dL, dS, dC, p.connectivity, CV_32S, p.algorithm);
+        EXPECT_TRUE(matchesCpu(ref, CV_32S, download(n, dL, dS, dC))) << "(full CCA)";
+        cv::cuda::GpuMat dS2, dC2;
+        EXPECT_EQ(ref.n, cv::cuda::connectedComponentsWithStats(dImg, cv::noArray(), dS2, dC2, p.connectivity, CV_32S,
+                                                                p.algorithm));
+        cv::Mat s2, c2;
+        dS2.download(s2);
+        dC2.download(c2);
+        EXPECT_TRUE(statsEqual(ref.stats, s2)) << "(statistics only)";
+        EXPECT_TRUE(centroidsEqual(ref.centroids, c2)) << "(statistics only)";
+        cv::Mat hL, hS, hC;
+        EXPECT_EQ(ref.n, cv::cuda::connectedComponentsWithStats(dImg, hL, hS, hC, p.connectivity, CV_32S, p.algorithm));
+        EXPECT_TRUE(statsEqual(ref.stats, hS)) << "(host outputs)";
+        EXPECT_TRUE(centroidsEqual(ref.centroids, hC)) << "(host outputs)";
+    }
+}
+
 TEST_P(CudaCCA, StatsCentroidsOutputRoi)
 {
     // stats and centroids given as preallocated ROIs (N x 5, N x 2) of larger poisoned matrices.

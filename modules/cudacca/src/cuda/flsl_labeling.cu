@@ -64,6 +64,10 @@ then sized for 10240 runs): full images (a chain of runs one under the other) of
 23.9 / 18.1; 8192 (the 8192² full image) 20.8 / 17.4: one SM's work grows with the runs, the kernels' cost hardly.
 Sized for 6144, the block took 9.5, 10.9, 13.0 and 15.3 us on the first four. */
 constexpr unsigned kFewRuns = 6144;
+/** Runs up to which the early up-link pass records every run's start, row and end (RecordedRuns): for the few-runs
+chain and for CCA_DEFAULT's statistics from the recorded runs (runStatsBlock). 12 bytes a run: 768 KB. */
+constexpr unsigned kRecordedRuns = 65536;
+static_assert(kFewRuns <= kRecordedRuns, "the few-runs chain reads the recorded runs");
 __device__ __forceinline__ unsigned laneId() { return threadIdx.x & (kWarpSize - 1); }
 
 /** The row of this warp in the one-warp-per-row kernels; false past the last row. Unsigned: the last
@@ -661,6 +665,36 @@ __device__ __forceinline__ int downLink(const RunTable& t, int s, int y, unsigne
     return (down & 2u) ? static_cast<int>(t.slotOf(s - 1, y + 1)) : -1;
 }
 
+/** Where the early up-link pass records the runs, when they number at most kRecordedRuns (else `starts` is null):
+run k's first pixel (x, row) in starts[k], the x past its last pixel in ends[k]. */
+struct RecordedRuns
+{
+    int2* starts;
+    int* ends;
+};
+
+/** Records the ends of the runs that end in word c of row y (`edgeMask`: the word's edges, `before`: the row's edges
+before it): where a foreground bit is followed by a background one (bits past cols are background in the bitmap),
+and, at the row's last word when cols is a multiple of 32, the run that reaches bit 31 (it ends at cols). A run's
+end is its second edge, so the same count of edges up to it as its start's gives its slot. */
+__device__ __forceinline__ void recordRunEnds(const RunTable& t, int y, unsigned c, unsigned before, unsigned f,
+                                              unsigned edgeMask, int* ends)
+{
+    unsigned falls = ~f & edgeMask;
+    const bool toRowEnd = c + 1 == static_cast<unsigned>(t.wordsPerRow) && (f >> 31) != 0u;
+    if (!falls && !toRowEnd)
+        return;
+    const unsigned rowSlot = t.rowSlots[y];
+    while (falls)
+    {
+        const unsigned b = __ffs(falls) - 1;
+        falls &= falls - 1;
+        ends[rowSlot + ((before + __popc(edgeMask & ((2u << b) - 1u)) - 1u) >> 1)] = static_cast<int>(c * kWarpSize + b);
+    }
+    if (toRowEnd)
+        ends[rowSlot + ((before + __popc(edgeMask) - 1u) >> 1)] = t.cols;
+}
+
 /** The links of the runs that start in word c of row y (`starts`: their first bits; `edgeMask`: the word's edges,
 `before`: the row's edges before it): kDown = false creates their nodes, parent = the up link or the run itself (a
 root); kDown = true unites each with its down link. */
@@ -685,7 +719,7 @@ __device__ __forceinline__ void linkWordRuns(const RunTable& t, int* parent, int
         {
             const int u = upLink<kConnectivity>(t, s, y, nb);
             parent[k] = (u >= 0 ? u : k) + 1;
-            if (positions) // the few-runs chain's unions go over the runs (fewRunsChainKernel)
+            if (positions) // RecordedRuns
                 positions[k] = make_int2(s, y);
         }
         else
@@ -728,7 +762,7 @@ there a pass is its threads' two loads, 13-14 us with one word a thread, 7.5-9 w
 perf/link_runs.cu (doc/benchmarks.md, "The link passes over sparse runs"). */
 template <int kConnectivity, bool kDown, int kWords>
 __device__ __forceinline__ void linkThreadWords(const RunTable& t, int* parent, unsigned i0, unsigned totalWords,
-                                                int2* positions = nullptr)
+                                                RecordedRuns recorded = {})
 {
     unsigned f[kWords], before[kWords];
     loadWords<kWords>(t.bits, i0, totalWords, f);
@@ -747,7 +781,9 @@ __device__ __forceinline__ void linkThreadWords(const RunTable& t, int* parent, 
         const unsigned edgeMask = f[w] ^ ((f[w] << 1) | (before[w] & 1u));
         const unsigned starts = f[w] & edgeMask; // rising edges
         if (starts)
-            linkWordRuns<kConnectivity, kDown>(t, parent, y, c, before[w], edgeMask, starts, positions);
+            linkWordRuns<kConnectivity, kDown>(t, parent, y, c, before[w], edgeMask, starts, recorded.starts);
+        if (recorded.starts)
+            recordRunEnds(t, y, c, before[w], f[w], edgeMask, recorded.ends);
     }
 }
 
@@ -774,35 +810,34 @@ thread (a quarter of the words' threads), or one wave if that is more (queueEarl
 thread, each thread takes every such task a grid apart. A grid of one word a thread, its threads past totalWords / k
 returning, took 13.7 us on the 8192² full image (four words a thread: 8192 runs in 2 M words), against 7.4 for
 linkRunsKernel's grid of four (Nsight Compute; doc/benchmarks.md, "Three more ways to use the run-count wait"). Where
-the runs are at most kFewRuns it also records each run's start and row in `positions` (kFewRuns of them), for
-fewRunsChainKernel. */
+the runs are at most kRecordedRuns it also records them (RecordedRuns), for fewRunsChainKernel and runStatsBlock. */
 template <int kConnectivity>
 __global__ void linkUpRunsEarlyKernel(const RunTable t, int* parent, unsigned totalWords, unsigned capacity,
-                                      int2* positions)
+                                      RecordedRuns recorded)
 {
     device::dependentKernelStart(); // launched by launchDependent()
     const unsigned runs = t.rowSlots[t.rows];
     if (runs > capacity)
         return;
-    if (runs > kFewRuns)
-        positions = nullptr;
+    if (runs > kRecordedRuns)
+        recorded = {};
     const unsigned thread = blockIdx.x * blockDim.x + threadIdx.x;
     const unsigned threads = gridDim.x * blockDim.x; // at least totalWords / 4
     const int k = linkWordsFor(runs, totalWords);
     if (k == 4)
     {
         if (4ull * thread < totalWords)
-            linkThreadWords<kConnectivity, false, 4>(t, parent, 4 * thread, totalWords, positions);
+            linkThreadWords<kConnectivity, false, 4>(t, parent, 4 * thread, totalWords, recorded);
     }
     else if (k == 2)
     {
         for (unsigned long long i = thread; 2 * i < totalWords; i += threads)
-            linkThreadWords<kConnectivity, false, 2>(t, parent, static_cast<unsigned>(2 * i), totalWords, positions);
+            linkThreadWords<kConnectivity, false, 2>(t, parent, static_cast<unsigned>(2 * i), totalWords, recorded);
     }
     else
     {
         for (unsigned long long i = thread; i < totalWords; i += threads)
-            linkThreadWords<kConnectivity, false, 1>(t, parent, static_cast<unsigned>(i), totalWords, positions);
+            linkThreadWords<kConnectivity, false, 1>(t, parent, static_cast<unsigned>(i), totalWords, recorded);
     }
 }
 
@@ -1295,6 +1330,74 @@ accumulateRunsKernel(const RunTable t, const RowSegments segments, const RankedN
     accumulateRunsBlock<kMerge>(blockIdx.x, rings, t, segments, runs, acc, features, componentCount);
 }
 
+/** CCA_DEFAULT's statistics from the runs that the early up-link pass recorded (RecordedRuns: at most kRecordedRuns,
+e.g. the 8192² full image's 8192), in place of accumulateRunsBlock's pass over every row's bitmap words, whose blocks
+hold their SMs beside the label write for a chain of some twenty dependent loads a row (8192², the full image: the
+label write with them 102-104 us, without 93-95; doc/benchmarks.md, "The statistics from the recorded runs"). A
+thread per run (its start, row and end as recorded, its label from the ranked table); the sets offered to the
+block's carry (offerToBlock: a candidate label merged in the warp, the others atomically). The background from the
+gaps between the runs: a run's gap before it (from the previous run's end, or from the row's start for its row's
+first run) and, for its row's last run, the gap after it to cols; a thread per row adds the rows without runs. So
+every pixel of the image is in exactly one run or one gap. A label's top from its root run alone (the component's
+raster-first run), as accumulateRunsBlock. Does nothing when the accumulators hold fewer labels than the ranking
+found, as accumulateRunsBlock. This is block `block` of runStatsBlocks(). */
+__device__ __forceinline__ void runStatsBlock(unsigned block, const RunTable& t, const int2* starts, const int* ends,
+                                              const RankedNodes& runs, const StatsAccumulators& acc,
+                                              const int* componentCount)
+{
+    if (*componentCount + 1 > acc.count) // the same value for every thread: every block returns
+        return;
+    __shared__ ComponentFeatures blockBackground;
+    __shared__ device::BlockCarry blockCarry;
+    if (threadIdx.x == 0)
+    {
+        blockBackground.reset();
+        blockCarry.reset();
+    }
+    __syncthreads(); // the resets are seen
+    const unsigned i = block * blockDim.x + threadIdx.x;
+    const bool has = i < t.rowSlots[t.rows];
+    ComponentFeatures run, background;
+    run.reset();
+    background.reset();
+    int l = 0;
+    if (has)
+    {
+        const int2 p = starts[i]; // (x, row)
+        const int e = ends[i];
+        bool root;
+        l = runs.label(static_cast<int>(i), root);
+        run = device::runFeatures(p.x, p.y, e - p.x);
+        if (!root)
+            run.minY = INT_MAX; // the merges skip it
+        const int gapFrom = i > t.rowSlots[p.y] ? ends[i - 1] : 0;
+        if (p.x > gapFrom)
+            background.addRun(gapFrom, p.y, p.x - gapFrom);
+        if (i + 1 == t.rowSlots[p.y + 1] && e < t.cols)
+            background.addRun(e, p.y, t.cols - e);
+    }
+    device::offerToBlock(has, l, run, blockCarry, acc);
+    if (i < static_cast<unsigned>(t.rows) && t.rowSlots[i] == t.rowSlots[i + 1])
+        background.addRun(0, static_cast<int>(i), t.cols);
+    device::mergeBlockBackground(background, blockBackground, acc); // its barrier follows every offer
+    if (threadIdx.x == 0)
+        blockCarry.flush(acc);
+}
+
+/** runStatsBlock's blocks of kRowThreads threads: a thread per run and per row. */
+unsigned runStatsBlocks(int rows, size_t runs)
+{
+    return blocksFor(static_cast<long long>(std::max<size_t>(runs, static_cast<size_t>(rows))), kRowThreads);
+}
+
+__global__ void __launch_bounds__(kRowThreads)
+runStatsKernel(const RunTable t, const int2* starts, const int* ends, const RankedNodes runs, const StatsAccumulators acc,
+               const int* componentCount)
+{
+    device::dependentKernelStart(); // launched by launchDependent()
+    runStatsBlock(blockIdx.x, t, starts, ends, runs, acc, componentCount);
+}
+
 // ---- the label image, written once --------------------------------------------------------------------
 
 /** Four labels, stored with one vector store when `vector` (aligned and inside the row) else one by one.
@@ -1480,6 +1583,24 @@ writeLabelsAndAccumulateKernel(const RunTable t, const RankedNodes runs, char* l
         writeLabelsBlock<LabelT>(b - a, shared.tile, t, RunLabels{ runs }, labels, step, tilesPerRow, vectorRows, part, saved);
 }
 
+/** writeLabelsKernel's blocks after runStatsBlock's `statsBlocks` (a few: a thread per recorded run and per row) in
+one grid, as writeLabelsAndAccumulateKernel with accumulateRunsBlock: one launch, the two overlapping. The statistics'
+blocks come first; they are done long before the label write. */
+template <int kMinBlocks>
+__global__ void __launch_bounds__(kRowThreads, kMinBlocks)
+writeLabelsAndRunStatsKernel(const RunTable t, const RankedNodes runs, char* labels, size_t step, unsigned tilesPerRow,
+                             bool vectorRows, LabelRows part, int* saved, unsigned statsBlocks, const int2* starts,
+                             const int* ends, const StatsAccumulators acc, const int* componentCount)
+{
+    device::dependentKernelStart(); // launched by launchDependent()
+    __shared__ LabelTile tile[kRowsPerBlock];
+    if (blockIdx.x < statsBlocks)
+        runStatsBlock(blockIdx.x, t, starts, ends, runs, acc, componentCount);
+    else
+        writeLabelsBlock<int>(blockIdx.x - statsBlocks, tile, t, RunLabels{ runs }, labels, step, tilesPerRow, vectorRows,
+                              part, saved);
+}
+
 unsigned rowBlocks(int rows) { return static_cast<unsigned>((rows + kRowsPerBlock - 1ll) / kRowsPerBlock); }
 
 // ---- the labeling and analysis objects ----------------------------------------------------------------
@@ -1511,11 +1632,17 @@ private:
     void unite(bool onTheFly, cudaStream_t stream, bool upLinksQueued = false);
     /** The up-link pass into `parent`, a table of `capacity` slots, queued before the host knows the run count. */
     template <int kConnectivity>
-    void queueEarlyUpLinks(int* parent, unsigned capacity, int2* positions, cudaStream_t stream) const;
+    void queueEarlyUpLinks(int* parent, unsigned capacity, RecordedRuns recorded, cudaStream_t stream) const;
     void compressRuns(cudaStream_t stream);
     void compressUpLinks(cudaStream_t stream);
     int linkWordsPerThread() const;
     bool linkSplit(unsigned& minRunsTimes4) const;
+    /** Whether CCA_DEFAULT's statistics come from the recorded runs (runStatsBlock): wherever they were recorded, unless
+    OPENCV_CUDACCA_RUN_STATS=1 (runStatsOverride) asks for the row segments (accumulateRunsBlock). */
+    bool runStats(RunFeatureMerge merge) const
+    {
+        return merge == RunFeatureMerge::ConflictDetection && recorded_.starts && runStatsOverride() != 1;
+    }
     RowSegments statsSegments() const;
     unsigned segmentBlocks(const RowSegments& s) const
     {
@@ -1539,6 +1666,7 @@ private:
     RunTable table_ = {};
     size_t runs_ = 0;              //!< slots in the run table: the runs, or their bound (small images)
     bool runsCounted_ = false;     //!< runs_ is the number of runs, not a bound
+    RecordedRuns recorded_ = {};   //!< the runs as the early up-link pass recorded them (starts null: not recorded)
     void* scanTemp_ = nullptr;
     size_t scanBytes_ = 0;
     int* runLabels_ = nullptr;     //!< per slot: the parent, then (ranked) the root's rank or the root (RankedNodes)
@@ -1576,6 +1704,7 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
 {
     ranked_ = featuresReady_ = false;
     home_ = TableHome();
+    recorded_ = {};
     componentCount_ = d_componentCount;
     allocateTable(image, stream);
     const int rows = table_.rows;
@@ -1606,16 +1735,19 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     const size_t pixels = static_cast<size_t>(rows) * static_cast<size_t>(table_.cols);
     size_t guess = 0;
     char* guessMemory = nullptr;
-    int2* positions = nullptr; // the runs' starts and rows where they are few (fewRunsChainKernel)
+    RecordedRuns recorded = {}; // the runs where they are few (fewRunsChainKernel, runStatsBlock)
     if (!sizedByBound && !onTheFly && countReady)
     {
         guess = std::min(bound, pixels / kEarlyTablePixelsPerSlot);
         const size_t tableAndScratch = alignUp(guess * sizeof(int)) + alignUp(rankScratchBytesUpTo(static_cast<int>(guess)));
-        guessMemory = static_cast<char*>(runBuffer_.allocate(tableAndScratch + kFewRuns * sizeof(int2), stream));
-        positions = reinterpret_cast<int2*>(guessMemory + tableAndScratch);
+        const size_t recordable = std::min<size_t>(guess, kRecordedRuns); // the early pass records runs <= guess only
+        guessMemory = static_cast<char*>(runBuffer_.allocate(
+            tableAndScratch + alignUp(recordable * sizeof(int2)) + recordable * sizeof(int), stream));
+        recorded.starts = reinterpret_cast<int2*>(guessMemory + tableAndScratch);
+        recorded.ends = reinterpret_cast<int*>(guessMemory + tableAndScratch + alignUp(recordable * sizeof(int2)));
         withConnectivity(connectivity, [&](auto c) {
             queueEarlyUpLinks<decltype(c)::value>(reinterpret_cast<int*>(guessMemory), static_cast<unsigned>(guess),
-                                                  positions, stream);
+                                                  recorded, stream);
         });
     }
 
@@ -1631,6 +1763,8 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
         runs_ = static_cast<unsigned>(*h_scratch);
     }
     const bool early = guessMemory && runs_ <= guess;
+    if (early && runs_ <= kRecordedRuns)
+        recorded_ = recorded;
     if (runs_ == 0)
     {
         checkCuda(cudaMemsetAsync(d_componentCount, 0, sizeof(int), stream), "cudaMemsetAsync (component count)");
@@ -1693,7 +1827,7 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
         int* segmentOffsets = static_cast<int*>(rankScratch);
         withConnectivity(connectivity, [&](auto c) {
             launchDependent(fewRunsChainKernel<decltype(c)::value>, 1, kFewRunsThreads, stream, "FLSL few runs",
-                            table_, runLabels_, const_cast<const int2*>(positions), static_cast<int>(runs_),
+                            table_, runLabels_, const_cast<const int2*>(recorded.starts), static_cast<int>(runs_),
                             segmentOffsets, d_componentCount, h_scratch);
         });
         rankedRuns_ = { runLabels_, segmentOffsets, 30 }; // one segment: every slot's index >> 30 is 0
@@ -1761,7 +1895,7 @@ before the host woke) gave 0.98 at best and lost 4 % on the 8192² full image; t
 lost up to 8 % where dense runs fit (4096², g = 4, d = 50 %) (doc/benchmarks.md, "The up-link pass before the
 run-count wait, landed"). */
 template <int kConnectivity>
-void FullRunLabeling::queueEarlyUpLinks(int* parent, unsigned capacity, int2* positions, cudaStream_t stream) const
+void FullRunLabeling::queueEarlyUpLinks(int* parent, unsigned capacity, RecordedRuns recorded, cudaStream_t stream) const
 {
     const unsigned words = static_cast<unsigned>(table_.rows) * static_cast<unsigned>(table_.wordsPerRow);
     // The grid of four words a thread, but at least one wave where the words allow it: with two or one word a thread
@@ -1769,7 +1903,7 @@ void FullRunLabeling::queueEarlyUpLinks(int* parent, unsigned capacity, int2* po
     const unsigned blocks = std::max(blocksFor((words + 3ll) / 4, kWordThreads),
                                      waveBlocks(linkUpRunsEarlyKernel<kConnectivity>, kWordThreads, blocksFor(words, kWordThreads)));
     launchDependent(linkUpRunsEarlyKernel<kConnectivity>, blocks, kWordThreads, stream,
-                    "FLSL nodes (before the run count)", table_, parent, words, capacity, positions);
+                    "FLSL nodes (before the run count)", table_, parent, words, capacity, recorded);
 }
 
 /** Bitmap words per thread of the link passes (linkRunsKernel): where the runs were counted, 4 for at most a run per
@@ -1911,6 +2045,13 @@ void FullRunLabeling::checkAccumulate(RunFeatureMerge merge) const
 void FullRunLabeling::accumulate(RunFeatureMerge merge, const StatsAccumulators& stats, cudaStream_t stream) const
 {
     checkAccumulate(merge);
+    if (runStats(merge))
+    {
+        launchDependent(runStatsKernel, runStatsBlocks(table_.rows, runs_), kRowThreads, stream, "FLSL statistics (runs)",
+                        table_, const_cast<const int2*>(recorded_.starts), const_cast<const int*>(recorded_.ends),
+                        rankedRuns_, stats, componentCount_);
+        return;
+    }
     const RowSegments segments = statsSegments();
     const unsigned blocks = segmentBlocks(segments);
     if (merge == RunFeatureMerge::OnTheFly)
@@ -1958,6 +2099,25 @@ void FullRunLabeling::writeLabelsAndAccumulate(void* labels, size_t step, const 
     const unsigned accumulateBlocks = segmentBlocks(segments);
     const bool vectorRows = reinterpret_cast<size_t>(labels) % 16 == 0 && step % 16 == 0;
     const LabelRows part = home_.data ? LabelRows::PastTable : LabelRows::All;
+    if (runStats(merge))
+    {
+        const unsigned statsBlocks = runStatsBlocks(table_.rows, runs_);
+        auto launchRuns = [&](auto kernel) {
+            launchDependent(kernel, statsBlocks + writeBlocks, kRowThreads, stream, "FLSL labels and statistics (runs)",
+                            table_, rankedRuns_, static_cast<char*>(labels), step, tilesPerRow, vectorRows, part,
+                            savedLabels_, statsBlocks, const_cast<const int2*>(recorded_.starts),
+                            const_cast<const int*>(recorded_.ends), stats, componentCount_);
+        };
+        // as writeLabelsKernel (launchWriteLabels): 5 blocks an SM where the labels leave the L2
+        if (static_cast<size_t>(table_.rows) * static_cast<size_t>(table_.cols) >= kWriteLargePixels)
+        {
+            preferSharedMemoryCarveout<writeLabelsAndRunStatsKernel<kWriteMinBlocks>>();
+            launchRuns(writeLabelsAndRunStatsKernel<kWriteMinBlocks>);
+        }
+        else
+            launchRuns(writeLabelsAndRunStatsKernel<1>);
+        return;
+    }
     auto launch = [&](auto kernel) {
         launchDependent(kernel, writeBlocks + accumulateBlocks, kRowThreads, stream, "FLSL labels and statistics", table_,
                         rankedRuns_, static_cast<char*>(labels), step, tilesPerRow, vectorRows, part, savedLabels_,
