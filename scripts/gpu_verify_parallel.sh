@@ -7,7 +7,8 @@
 #   2  accuracy half B
 #   3  fuzzing (CUDACCA_FUZZ_SECONDS, 40, every algorithm; then the run pipeline's algorithms with
 #      OPENCV_CUDACCA_BAND_MIN_RUNS=1 and OPENCV_CUDACCA_STATS_SEGMENT_WORDS=1; then with OPENCV_CUDACCA_COUNT_RUNS=1,
-#      so that small images take the run-count wait, the early table and the few-runs block), then compute-sanitizer
+#      so that small images take the run-count wait, the early table, the few-runs block and the statistics from the
+#      recorded runs), then compute-sanitizer
 #      on CUDACCA_SANITIZE_ALGOS (FLSL_CD FLSL DEFAULT BKE), then on FLSL_CD and FLSL with OPENCV_CUDACCA_COUNT_RUNS=1;
 #      with CUDACCA_JOB3_FIRST (gpu_verify.sh parts, e.g. "ab" with CUDACCA_AB_* and CUDACCA_BENCH_ARGS set, or
 #      "perf"), those parts first: job 3 ends well before half B (session 35: an A/B of 2048² took 150 s there,

@@ -53,9 +53,9 @@ size_t statsSegmentWordsOverride();
 
 /** Whether every run table of the FLSL family is sized by its counted runs (flsl_labeling.cu, labelAndRank), as the
 environment variable OPENCV_CUDACCA_COUNT_RUNS sets it (read once; 1: yes, so that the fuzzer and the sanitizers drive
-small images through the run-count wait, the early up-link table, its overflow and the few-runs block, which otherwise
-only images of more than 8 M pixels take); false where it is not set or 0: tables up to 16 MB are sized by their
-bound, the measured choice. The results are the same either way. */
+small images through the run-count wait, the early up-link table, its overflow, the few-runs block and the statistics
+from the recorded runs, which otherwise only images of more than 8 M pixels take); false where it is not set or 0:
+tables up to 16 MB are sized by their bound, the measured choice. The results are the same either way. */
 bool countRunsOverride();
 
 /** Whether CCA_DEFAULT's statistics on runs the early up-link pass recorded come from those runs (flsl_labeling.cu,
