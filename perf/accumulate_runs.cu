@@ -10,6 +10,8 @@
 // accumulators' initialization): the module's choice (`auto`), then W words a segment (`wW`; the row's words: a
 // warp per row, as before segments). Checked: every variant's accumulators equal the first's, byte for byte.
 // With ACCUMULATE_RUNS_DUMP=FILE only `auto` runs, and its accumulators go to FILE (to compare two builds with cmp).
+// Tables of at most 65536 counted runs (e.g. the 8192² full image) take the statistics from the recorded runs
+// (runStatsBlock) in every variant; OPENCV_CUDACCA_RUN_STATS=1 times the row segments there.
 
 #include <algorithm>
 #include <cstdio>

@@ -1333,7 +1333,7 @@ accumulateRunsKernel(const RunTable t, const RowSegments segments, const RankedN
 /** CCA_DEFAULT's statistics from the runs that the early up-link pass recorded (RecordedRuns: at most kRecordedRuns,
 e.g. the 8192² full image's 8192), in place of accumulateRunsBlock's pass over every row's bitmap words, whose blocks
 hold their SMs beside the label write for a chain of some twenty dependent loads a row (8192², the full image: the
-label write with them 102-104 us, without 93-95; doc/benchmarks.md, "The statistics from the recorded runs"). A
+label write with them 102-104 us, without 93-95; doc/benchmarks.md, "The statistics from the recorded runs, landed"). A
 thread per run (its start, row and end as recorded, its label from the ranked table); the sets offered to the
 block's carry (offerToBlock: a candidate label merged in the warp, the others atomically). The background from the
 gaps between the runs: a run's gap before it (from the previous run's end, or from the row's start for its row's
