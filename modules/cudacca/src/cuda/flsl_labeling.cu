@@ -676,7 +676,8 @@ struct RecordedRuns
 /** Records the ends of the runs that end in word c of row y (`edgeMask`: the word's edges, `before`: the row's edges
 before it): where a foreground bit is followed by a background one (bits past cols are background in the bitmap),
 and, at the row's last word when cols is a multiple of 32, the run that reaches bit 31 (it ends at cols). A run's
-end is its second edge, so the same count of edges up to it as its start's gives its slot. */
+end is its second edge, so the same count of edges up to it as its start's gives its slot. scripts/check_run_stats.py
+models this and runStatsBlock's gaps on the CPU (two CTest tests). */
 __device__ __forceinline__ void recordRunEnds(const RunTable& t, int y, unsigned c, unsigned before, unsigned f,
                                               unsigned edgeMask, int* ends)
 {
