@@ -1653,6 +1653,12 @@ private:
                            cudaStream_t stream) const;
     void checkAccumulate(RunFeatureMerge merge) const;
     void checkLabelsHome(const void* labels, size_t step, bool labels16u) const;
+    /** Whether the label image passes the L2 (kWriteLargePixels): the label write then keeps kWriteMinBlocks blocks
+    an SM, with the largest shared-memory carveout. */
+    bool largeLabels() const
+    {
+        return static_cast<size_t>(table_.rows) * static_cast<size_t>(table_.cols) >= kWriteLargePixels;
+    }
     /** writeLabelsKernel's blocks for `rows` rows (a warp per 32 bitmap words of a row: `tilesPerRow` per row). */
     unsigned writeGrid(unsigned rows, unsigned& tilesPerRow) const
     {
@@ -2018,7 +2024,7 @@ void FullRunLabeling::launchWriteLabels(void* labels, size_t step, bool labels16
     // kWriteMinBlocks with the largest carveout only where the labels leave the L2: at 2048^2 (16 MB) they gained
     // nothing measurable (perf/label_write.cu: -3 to +1 us of 11-20; an A/B with them everywhere: 2048^2 labels only
     // 1.03-1.04 of the time, at that size's noise) and they take L1 from the loads.
-    const bool large = static_cast<size_t>(table_.rows) * static_cast<size_t>(table_.cols) >= kWriteLargePixels;
+    const bool large = largeLabels();
     if (labels16u && large)
     {
         preferSharedMemoryCarveout<writeLabelsKernel<unsigned short, kWriteMinBlocks>>();
@@ -2109,8 +2115,7 @@ void FullRunLabeling::writeLabelsAndAccumulate(void* labels, size_t step, const 
                             savedLabels_, statsBlocks, const_cast<const int2*>(recorded_.starts),
                             const_cast<const int*>(recorded_.ends), stats, componentCount_);
         };
-        // as writeLabelsKernel (launchWriteLabels): 5 blocks an SM where the labels leave the L2
-        if (static_cast<size_t>(table_.rows) * static_cast<size_t>(table_.cols) >= kWriteLargePixels)
+        if (largeLabels()) // as writeLabelsKernel (launchWriteLabels)
         {
             preferSharedMemoryCarveout<writeLabelsAndRunStatsKernel<kWriteMinBlocks>>();
             launchRuns(writeLabelsAndRunStatsKernel<kWriteMinBlocks>);
