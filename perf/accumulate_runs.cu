@@ -82,7 +82,7 @@ int main(int argc, char** argv)
         char name[24];
         if (w == 0)
             std::snprintf(name, sizeof name, "auto (%s)",
-                          labeling.statsTable(RunFeatureMerge::ConflictDetection, acc, labeling.statsSegments()) ? "table" : "no table");
+                          labeling.statsTable(RunFeatureMerge::ConflictDetection, acc) ? "table kernel" : "no table");
         else
             std::snprintf(name, sizeof name, "w%u%s", w, v.table == 2 ? " table" : "");
         std::printf("  %-16s %8.2f us (min %.2f, max %.2f) %s\n", name, us[us.size() / 2], us.front(), us.back(), verdict);

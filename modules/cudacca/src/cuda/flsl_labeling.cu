@@ -1186,10 +1186,32 @@ __device__ __forceinline__ ComponentFeatures segmentBackground(const unsigned* r
 
 /** The labels a block of accumulateRunsTableKernel keeps in shared memory: 24 bytes each (22.5 KB), beside the warps'
 rings (20 KB): 43.6 KB, so that an SM holds five blocks (228 KB), as many as the kernel's registers allow (48 a
-thread: accumulateRunsKernel<ConflictDetection>'s too), with the largest carveout. */
+thread: accumulateRunsKernel<ConflictDetection>'s too), with the largest carveout. Tables of 512, 384 and 256 labels
+were slower where the table gains (4096², 8192², g = 1, d = 25 %) and no faster elsewhere (doc/benchmarks.md, "The
+statistics' block table"). */
 constexpr int kStatsTableSlots = 960;
 using StatsTable = device::BlockLabelTable<kStatsTableSlots>;
 static_assert(kRowsPerBlock <= device::kTableRows, "a block's row segments lie in at most kRowsPerBlock rows");
+
+/** Where the table is used (StatsTable::wanted): at least kTableMinRuns runs and kTableMinLabels labels, at most
+kTableMaxRunsPerLabel runs a label on average. H100, the kernel alone (perf/accumulate_runs.cu): it took 0.75-0.89 of
+the time where the image has millions of runs of many small components (4096² and 8192², g = 1, d = 5 / 25 %; 8192²,
+g = 4, d = 25 %), but 1.04-1.13 where the runs are fewer (2048², 4096², g = 1, d = 5 %; 8192², g = 4, d = 5 %), or
+nearly all one component's (g = 1, d = 50 %: 75 runs a label at 8192², where the warps' carries merge them). */
+constexpr unsigned kTableMinRuns = 1u << 21;
+constexpr unsigned kTableMinLabels = 1u << 17;
+constexpr unsigned kTableMaxRunsPerLabel = 32;
+
+/** Whether a block of accumulateRunsTableKernel keeps its table: as the rule above says from the run count and N on
+the device (the host knows neither before its wait, nor the runs of a table sized by their bound), or always with
+`force` (OPENCV_CUDACCA_STATS_TABLE=2). The same for every thread. */
+__device__ __forceinline__ bool tableWanted(const RunTable& t, const int* componentCount, bool force)
+{
+    const unsigned runs = t.rowSlots[t.rows];
+    const unsigned labels = static_cast<unsigned>(*componentCount) + 1u;
+    return force || (runs >= kTableMinRuns && labels >= kTableMinLabels &&
+                     runs <= static_cast<unsigned long long>(kTableMaxRunsPerLabel) * labels);
+}
 
 /** The block's table reset, for the labels from the first that a root at or after the block's first run can have:
 the labels before that run's segment of the ranked table, plus 1 (RankedNodes: a root's label is its segment's
@@ -1375,16 +1397,17 @@ accumulateRunsKernel(const RunTable t, const RowSegments segments, const RankedN
 }
 
 /** accumulateRunsKernel<ConflictDetection> with a table of labels per block (StatsTable, startTable): CCA_DEFAULT's
-statistics where a block's rows hold many labels (FullRunLabeling::statsTable). */
+statistics where the table may pay (FullRunLabeling::statsTable); each block keeps it where tableWanted() says. */
 __global__ void __launch_bounds__(kRowThreads)
 accumulateRunsTableKernel(const RunTable t, const RowSegments segments, const RankedNodes runs, const StatsAccumulators acc,
-                          const RunFeatures features, const int* componentCount)
+                          const RunFeatures features, const int* componentCount, bool forceTable)
 {
     device::dependentKernelStart(); // launched by launchDependent()
     __shared__ RunRing rings[kRowsPerBlock];
     __shared__ StatsTable table;
     accumulateRunsBlock<RunFeatureMerge::ConflictDetection>(blockIdx.x, rings, t, segments, runs, acc, features,
-                                                            componentCount, &table);
+                                                            componentCount,
+                                                            tableWanted(t, componentCount, forceTable) ? &table : nullptr);
 }
 
 /** CCA_DEFAULT's statistics from the runs that the early up-link pass recorded (RecordedRuns: at most kRecordedRuns,
@@ -1701,7 +1724,7 @@ private:
         return merge == RunFeatureMerge::ConflictDetection && recorded_.starts && runStatsOverride() != 1;
     }
     RowSegments statsSegments() const;
-    bool statsTable(RunFeatureMerge merge, const StatsAccumulators& stats, const RowSegments& segments) const;
+    bool statsTable(RunFeatureMerge merge, const StatsAccumulators& stats) const;
     unsigned segmentBlocks(const RowSegments& s) const
     {
         return blocksFor(static_cast<long long>(s.perRow) * table_.rows, kRowsPerBlock);
@@ -2021,20 +2044,16 @@ RowSegments FullRunLabeling::statsSegments() const
     return { segmentWords, (words + segmentWords - 1) / segmentWords, kMinRunsTimes4 };
 }
 
-/** Whether CCA_DEFAULT's (FLSL_CD's) statistics keep a table of labels per block (accumulateRunsTableKernel): where
-the accumulators' labels (N, once the host knows it) give a block's rows at least kTableMinLabels on average, i.e.
-images of many small components, whose runs otherwise cost a set of global atomics each (doc/benchmarks.md, "The
-statistics' block table"); never past the table's kTableMaxCols. OPENCV_CUDACCA_STATS_TABLE (statsTableOverride):
-1 never, 2 wherever the columns allow. */
-bool FullRunLabeling::statsTable(RunFeatureMerge merge, const StatsAccumulators& stats, const RowSegments& segments) const
+/** Whether CCA_DEFAULT's (FLSL_CD's) statistics go through accumulateRunsTableKernel, whose blocks then keep a table of
+labels where the device's run count and N ask for it (tableWanted): where they might, i.e. the run table has room for
+kTableMinRuns runs and the accumulators for kTableMinLabels labels; never past the table's kTableMaxCols.
+OPENCV_CUDACCA_STATS_TABLE (statsTableOverride): 1 never, 2 always where the columns allow. */
+bool FullRunLabeling::statsTable(RunFeatureMerge merge, const StatsAccumulators& stats) const
 {
-    constexpr double kTableMinLabels = 16;
     if (merge != RunFeatureMerge::ConflictDetection || table_.cols > device::kTableMaxCols || statsTableOverride() == 1)
         return false;
-    if (statsTableOverride() == 2)
-        return true;
-    const double blockRows = static_cast<double>(kRowsPerBlock) / segments.perRow;
-    return static_cast<double>(stats.count) * blockRows / table_.rows >= kTableMinLabels;
+    return statsTableOverride() == 2 ||
+           (runs_ >= kTableMinRuns && static_cast<unsigned>(stats.count) >= kTableMinLabels);
 }
 
 void FullRunLabeling::compressRuns(cudaStream_t stream)
@@ -2137,11 +2156,11 @@ void FullRunLabeling::accumulate(RunFeatureMerge merge, const StatsAccumulators&
     if (merge == RunFeatureMerge::OnTheFly)
         launchDependent(accumulateRunsKernel<RunFeatureMerge::OnTheFly>, blocks, kRowThreads, stream, "FLSL statistics",
                         table_, segments, rankedRuns_, stats, features_, componentCount_);
-    else if (statsTable(merge, stats, segments))
+    else if (statsTable(merge, stats))
     {
         preferSharedMemoryCarveout<accumulateRunsTableKernel>();
         launchDependent(accumulateRunsTableKernel, blocks, kRowThreads, stream, "FLSL statistics (table)", table_,
-                        segments, rankedRuns_, stats, features_, componentCount_);
+                        segments, rankedRuns_, stats, features_, componentCount_, statsTableOverride() == 2);
     }
     else if (merge == RunFeatureMerge::ConflictDetection)
         launchDependent(accumulateRunsKernel<RunFeatureMerge::ConflictDetection>, blocks, kRowThreads, stream,
