@@ -2045,15 +2045,20 @@ RowSegments FullRunLabeling::statsSegments() const
 }
 
 /** Whether CCA_DEFAULT's (FLSL_CD's) statistics go through accumulateRunsTableKernel, whose blocks then keep a table of
-labels where the device's run count and N ask for it (tableWanted): where they might, i.e. the run table has room for
-kTableMinRuns runs and the accumulators for kTableMinLabels labels; never past the table's kTableMaxCols.
-OPENCV_CUDACCA_STATS_TABLE (statsTableOverride): 1 never, 2 always where the columns allow. */
+labels where the device's run count and N ask for it (tableWanted): where they might by what the host knows, the
+accumulators' count (N after the wait; before it, their capacity) and the run table's size (the runs, or their bound),
+as tableWanted's rule reads them; never past the table's kTableMaxCols. The kernel costs 1-2 % more than
+accumulateRunsKernel where its blocks keep no table (its shared memory: 8192², statistics only, g = 1, d = 95 %, or
+g = 4, d = 50 %, where only the capacity is known), so the host's rule leaves out what it can. OPENCV_CUDACCA_STATS_TABLE
+(statsTableOverride): 1 never, 2 always where the columns allow. */
 bool FullRunLabeling::statsTable(RunFeatureMerge merge, const StatsAccumulators& stats) const
 {
     if (merge != RunFeatureMerge::ConflictDetection || table_.cols > device::kTableMaxCols || statsTableOverride() == 1)
         return false;
-    return statsTableOverride() == 2 ||
-           (runs_ >= kTableMinRuns && static_cast<unsigned>(stats.count) >= kTableMinLabels);
+    if (statsTableOverride() == 2)
+        return true;
+    const size_t labels = static_cast<size_t>(std::max(stats.count, 0));
+    return runs_ >= kTableMinRuns && labels >= kTableMinLabels && (!runsCounted_ || runs_ <= kTableMaxRunsPerLabel * labels);
 }
 
 void FullRunLabeling::compressRuns(cudaStream_t stream)
