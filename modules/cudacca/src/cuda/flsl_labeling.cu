@@ -1193,7 +1193,7 @@ constexpr int kStatsTableSlots = 960;
 using StatsTable = device::BlockLabelTable<kStatsTableSlots>;
 static_assert(kRowsPerBlock <= device::kTableRows, "a block's row segments lie in at most kRowsPerBlock rows");
 
-/** Where the table is used (StatsTable::wanted): at least kTableMinRuns runs and kTableMinLabels labels, at most
+/** Where the table is used (tableWanted): at least kTableMinRuns runs and kTableMinLabels labels, at most
 kTableMaxRunsPerLabel runs a label on average. H100, the kernel alone (perf/accumulate_runs.cu): it took 0.75-0.89 of
 the time where the image has millions of runs of many small components (4096² and 8192², g = 1, d = 5 / 25 %; 8192²,
 g = 4, d = 25 %), but 1.04-1.13 where the runs are fewer (2048², 4096², g = 1, d = 5 %; 8192², g = 4, d = 5 %), or
