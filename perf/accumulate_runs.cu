@@ -8,7 +8,7 @@
 //
 // Variants (median us of `calls` calls, CUDA events around the kernel alone, each call preceded untimed by the
 // accumulators' initialization): the module's choice (`auto`), then W words a segment (`wW`; the row's words: a
-// warp per row, as before segments). Checked: every variant's accumulators equal the first's, byte for byte.
+// warp per row, as before segments), each without and with the statistics' block table (`wW table`: StatsTable). Checked: every variant's accumulators equal the first's, byte for byte.
 // With ACCUMULATE_RUNS_DUMP=FILE only `auto` runs, and its accumulators go to FILE (to compare two builds with cmp).
 // Tables of at most 65536 counted runs (e.g. the 8192² full image) take the statistics from the recorded runs
 // (runStatsBlock) in every variant; OPENCV_CUDACCA_RUN_STATS=1 times the row segments there.
@@ -53,9 +53,19 @@ int main(int argc, char** argv)
             widths.push_back(w);
     if (dump)
         widths.resize(1);
+    struct Variant { unsigned words; size_t table; };
+    std::vector<Variant> variants;
     for (unsigned w : widths)
+        for (size_t table : { size_t(1), size_t(2) })
+            variants.push_back({ w, w == 0 ? 0 : table }); // `auto` once, as the module chooses
+    variants.erase(std::unique(variants.begin(), variants.end(),
+                               [](const Variant& a, const Variant& b) { return a.words == b.words && a.table == b.table; }),
+                   variants.end());
+    for (const Variant& v : variants)
     {
+        const unsigned w = v.words;
         standalone_settings::statsSegmentWords = w;
+        standalone_settings::statsTable = v.table;
         std::vector<float> us;
         StatsAccumulators acc = {};
         for (int i = 0; i <= r.calls; ++i)
@@ -69,9 +79,13 @@ int main(int argc, char** argv)
         check(cudaMemcpy(got.data(), memory, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
         const char* verdict = standalone::compareWithReference(reference, got, status);
         std::sort(us.begin(), us.end());
-        char name[16];
-        std::snprintf(name, sizeof name, w == 0 ? "auto" : "w%u", w);
-        std::printf("  %-6s %8.2f us (min %.2f, max %.2f) %s\n", name, us[us.size() / 2], us.front(), us.back(), verdict);
+        char name[24];
+        if (w == 0)
+            std::snprintf(name, sizeof name, "auto (%s)",
+                          labeling.statsTable(RunFeatureMerge::ConflictDetection, acc) ? "table kernel" : "no table");
+        else
+            std::snprintf(name, sizeof name, "w%u%s", w, v.table == 2 ? " table" : "");
+        std::printf("  %-16s %8.2f us (min %.2f, max %.2f) %s\n", name, us[us.size() / 2], us.front(), us.back(), verdict);
     }
     if (dump)
     {

@@ -48,7 +48,15 @@ size_t runStatsOverride() // as the module reads it (registry.cpp): 1 never
     static const size_t mode = std::getenv("OPENCV_CUDACCA_RUN_STATS") ? std::atoi(std::getenv("OPENCV_CUDACCA_RUN_STATS")) : 0;
     return mode;
 }
-namespace standalone_settings { inline size_t statsSegmentWords = 0; } // a tool's choice (perf/accumulate_runs.cu)
+namespace standalone_settings { // a tool's choices (perf/accumulate_runs.cu)
+inline size_t statsSegmentWords = 0;
+inline size_t statsTable = 0; //!< 0: as OPENCV_CUDACCA_STATS_TABLE says
+}
+size_t statsTableOverride() // as the module reads it (registry.cpp): 1 never, 2 wherever the columns allow
+{
+    static const size_t mode = std::getenv("OPENCV_CUDACCA_STATS_TABLE") ? std::atoi(std::getenv("OPENCV_CUDACCA_STATS_TABLE")) : 0;
+    return standalone_settings::statsTable ? standalone_settings::statsTable : mode;
+}
 size_t statsSegmentWordsOverride() { return standalone_settings::statsSegmentWords; }
 }}} // namespace cv::cuda::cudacca
 

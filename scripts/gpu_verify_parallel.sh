@@ -6,10 +6,12 @@
 #   1  accuracy half A (shards in parallel)
 #   2  accuracy half B
 #   3  fuzzing (CUDACCA_FUZZ_SECONDS, 40, every algorithm; then the run pipeline's algorithms with
-#      OPENCV_CUDACCA_BAND_MIN_RUNS=1 and OPENCV_CUDACCA_STATS_SEGMENT_WORDS=1; then with OPENCV_CUDACCA_COUNT_RUNS=1,
+#      OPENCV_CUDACCA_BAND_MIN_RUNS=1, OPENCV_CUDACCA_STATS_SEGMENT_WORDS=1 and OPENCV_CUDACCA_STATS_TABLE=2 (the
+#      statistics' block table wherever it can be); then with OPENCV_CUDACCA_COUNT_RUNS=1,
 #      so that small images take the run-count wait, the early table, the few-runs block and the statistics from the
 #      recorded runs), then compute-sanitizer
-#      on CUDACCA_SANITIZE_ALGOS (FLSL_CD FLSL DEFAULT BKE), then on FLSL_CD and FLSL with OPENCV_CUDACCA_COUNT_RUNS=1;
+#      on CUDACCA_SANITIZE_ALGOS (FLSL_CD FLSL DEFAULT BKE), then on FLSL_CD and FLSL with OPENCV_CUDACCA_COUNT_RUNS=1,
+#      then on FLSL_CD with OPENCV_CUDACCA_STATS_TABLE=2;
 #      with CUDACCA_JOB3_FIRST (gpu_verify.sh parts, e.g. "ab" with CUDACCA_AB_* and CUDACCA_BENCH_ARGS set, or
 #      "perf"), those parts first: job 3 ends well before half B (session 35: an A/B of 2048² took 150 s there,
 #      the whole command 519 s on 4 H200s), so a benchmark fits the same device command
@@ -38,14 +40,17 @@ job() {  # N: runs job N, its output in $out/jobN (packed into jobN.tgz), its pr
       2) CUDACCA_VERIFY=accuracy CUDACCA_ACCURACY_SHARDS=B OUT=$dir/b verify ;;
       3) [ -z "${CUDACCA_JOB3_FIRST:-}" ] || CUDACCA_VERIFY=$CUDACCA_JOB3_FIRST OUT=$dir/first verify
          CUDACCA_VERIFY=fuzz CUDACCA_FUZZ_SECONDS=$fuzz CUDACCA_FUZZ_ALGOS_PER_IMAGE=3 OUT=$dir/fuzz verify
-         OPENCV_CUDACCA_BAND_MIN_RUNS=1 OPENCV_CUDACCA_STATS_SEGMENT_WORDS=1 CUDACCA_TEST_ALGORITHMS=$run_pipeline CUDACCA_VERIFY=fuzz \
+         OPENCV_CUDACCA_BAND_MIN_RUNS=1 OPENCV_CUDACCA_STATS_SEGMENT_WORDS=1 OPENCV_CUDACCA_STATS_TABLE=2 \
+           CUDACCA_TEST_ALGORITHMS=$run_pipeline CUDACCA_VERIFY=fuzz \
            CUDACCA_FUZZ_SECONDS=$fuzz CUDACCA_FUZZ_ALGOS_PER_IMAGE=3 OUT=$dir/fuzz_bands verify
          OPENCV_CUDACCA_COUNT_RUNS=1 CUDACCA_TEST_ALGORITHMS=$run_pipeline CUDACCA_VERIFY=fuzz \
            CUDACCA_FUZZ_SECONDS=$fuzz CUDACCA_FUZZ_ALGOS_PER_IMAGE=3 OUT=$dir/fuzz_counted verify
          CUDACCA_SANITIZE_ALGOS=${CUDACCA_SANITIZE_ALGOS:-FLSL_CD FLSL DEFAULT BKE} CUDACCA_VERIFY=sanitizer \
            OUT=$dir/sanitizer verify
          OPENCV_CUDACCA_COUNT_RUNS=1 CUDACCA_SANITIZE_ALGOS="FLSL_CD FLSL" CUDACCA_VERIFY=sanitizer \
-           OUT=$dir/sanitizer_counted verify ;;
+           OUT=$dir/sanitizer_counted verify
+         OPENCV_CUDACCA_STATS_TABLE=2 CUDACCA_SANITIZE_ALGOS="FLSL_CD" CUDACCA_VERIFY=sanitizer \
+           OUT=$dir/sanitizer_table verify ;;
       4) CUDACCA_VERIFY=accuracy CUDACCA_GTEST_FILTER=CUDACCA_Memory.OutOfDeviceMemory OUT=$dir/oom verify
          CUDACCA_TEST_ALGORITHMS=${CUDACCA_LARGE_ALGORITHMS:-$run_pipeline} CUDACCA_VERIFY=large OUT=$dir/large verify
          CUDACCA_VERIFY="python samples" OUT=$dir/pysamples verify ;;

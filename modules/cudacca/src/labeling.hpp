@@ -64,6 +64,12 @@ segments, accumulateRunsBlock, so that the fuzzer and the sanitizers drive both 
 wherever they were recorded, the measured choice. The results are the same either way. */
 size_t runStatsOverride();
 
+/** Whether CCA_DEFAULT's statistics over the row segments keep a table of labels per block (flsl_labeling.cu,
+statsTable), as the environment variable OPENCV_CUDACCA_STATS_TABLE sets it (read once): 1 never, 2 wherever the
+image's columns allow (so that the fuzzer and the sanitizers drive both on the same images); 0 or not set: where
+the blocks' rows hold many labels, the measured choice. The results are the same either way. */
+size_t statsTableOverride();
+
 /** A labeling of the run-table pipeline (the FLSL family; doc/design.md, "The run-table pipeline"):
 its nodes are the image's row runs, not pixels, so it builds no LabelForest. It flattens and ranks its
 own roots (the shared ranking, run on the run table), writes the final labels once by expanding the runs,

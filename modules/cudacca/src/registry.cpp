@@ -39,6 +39,12 @@ size_t runStatsOverride()
     return mode;
 }
 
+size_t statsTableOverride()
+{
+    static const size_t mode = environmentSize("OPENCV_CUDACCA_STATS_TABLE", 0);
+    return mode;
+}
+
 bool countRunsOverride()
 {
     static const bool counted = environmentSize("OPENCV_CUDACCA_COUNT_RUNS", 0) != 0;

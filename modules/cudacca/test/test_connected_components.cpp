@@ -709,6 +709,48 @@ TEST_P(CudaCCA, RunStatsAtRecordedSizes)
     }
 }
 
+TEST_P(CudaCCA, StatsTableAtManyLabels)
+{
+    // Where a block's rows hold many labels, CCA_DEFAULT's statistics keep a table of labels per block in shared
+    // memory (flsl_labeling.cu, StatsTable: 960 labels from the block's first run's segment). Random g = 1 images
+    // with more labels a block than the table holds (2048 x 8192, a warp per row: about 1000 roots in 8 rows at
+    // d = 25 %), with components going on from the blocks above and on into the blocks below, an odd width (two row
+    // segments a row) and a density where one component holds most runs. Full CCA into GpuMats, statistics only and
+    // host outputs, each against the CPU.
+    if (p.algorithm != cv::cuda::CCA_DEFAULT && p.algorithm != cv::cuda::CCA_FLSL_CD)
+        return;
+    if (p.ltype != CV_32S)
+        return;
+    const unsigned seed = testSeed();
+    std::mt19937 rng(seed);
+    struct Case { cv::Size size; double density; };
+    const Case cases[] = { { { 2048, 8192 }, 0.25 }, { { 2048, 8192 }, 0.05 }, { { 4099, 2051 }, 0.25 },
+                           { { 4099, 2051 }, 0.5 } };
+    for (const Case& k : cases)
+    {
+        const cv::Mat img = randomBlockImage(k.size, k.density, 1, rng);
+        const CCResult ref = cpuReference(img, p.connectivity);
+        SCOPED_TRACE(cv::format("%s, d = %.2f, N=%d, seed %u, %s", sz(k.size).c_str(), k.density, ref.n, seed,
+                                paramsName(p).c_str()));
+        cv::cuda::GpuMat dImg, dL, dS, dC;
+        dImg.upload(img);
+        const int n = cv::cuda::connectedComponentsWithStats(dImg, dL, dS, dC, p.connectivity, CV_32S, p.algorithm);
+        EXPECT_TRUE(matchesCpu(ref, CV_32S, download(n, dL, dS, dC))) << "(full CCA)";
+        cv::cuda::GpuMat dS2, dC2;
+        EXPECT_EQ(ref.n, cv::cuda::connectedComponentsWithStats(dImg, cv::noArray(), dS2, dC2, p.connectivity, CV_32S,
+                                                                p.algorithm));
+        cv::Mat s2, c2;
+        dS2.download(s2);
+        dC2.download(c2);
+        EXPECT_TRUE(statsEqual(ref.stats, s2)) << "(statistics only)";
+        EXPECT_TRUE(centroidsEqual(ref.centroids, c2)) << "(statistics only)";
+        cv::Mat hL, hS, hC;
+        EXPECT_EQ(ref.n, cv::cuda::connectedComponentsWithStats(dImg, hL, hS, hC, p.connectivity, CV_32S, p.algorithm));
+        EXPECT_TRUE(statsEqual(ref.stats, hS)) << "(host outputs)";
+        EXPECT_TRUE(centroidsEqual(ref.centroids, hC)) << "(host outputs)";
+    }
+}
+
 TEST_P(CudaCCA, StatsCentroidsOutputRoi)
 {
     // stats and centroids given as preallocated ROIs (N x 5, N x 2) of larger poisoned matrices.

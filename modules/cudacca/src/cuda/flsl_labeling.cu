@@ -1184,6 +1184,56 @@ __device__ __forceinline__ ComponentFeatures segmentBackground(const unsigned* r
     return b;
 }
 
+/** The labels a block of accumulateRunsTableKernel keeps in shared memory: 24 bytes each (22.5 KB), beside the warps'
+rings (20 KB): 43.6 KB, so that an SM holds five blocks (228 KB), as many as the kernel's registers allow (48 a
+thread: accumulateRunsKernel<ConflictDetection>'s too), with the largest carveout. Tables of 512, 384 and 256 labels
+were slower where the table gains (4096², 8192², g = 1, d = 25 %) and no faster elsewhere (doc/benchmarks.md, "The
+statistics' block table"). */
+constexpr int kStatsTableSlots = 960;
+using StatsTable = device::BlockLabelTable<kStatsTableSlots>;
+static_assert(kRowsPerBlock <= device::kTableRows, "a block's row segments lie in at most kRowsPerBlock rows");
+
+/** Where the table is used (tableWanted): at least kTableMinRuns runs and kTableMinLabels labels, at most
+kTableMaxRunsPerLabel runs a label on average. H100, the kernel alone (perf/accumulate_runs.cu): it took 0.75-0.89 of
+the time where the image has millions of runs of many small components (4096² and 8192², g = 1, d = 5 / 25 %; 8192²,
+g = 4, d = 25 %), but 1.04-1.13 where the runs are fewer (2048², 4096², g = 1, d = 5 %; 8192², g = 4, d = 5 %), or
+nearly all one component's (g = 1, d = 50 %: 75 runs a label at 8192², where the warps' carries merge them). */
+constexpr unsigned kTableMinRuns = 1u << 21;
+constexpr unsigned kTableMinLabels = 1u << 17;
+constexpr unsigned kTableMaxRunsPerLabel = 32;
+
+/** Whether a block of accumulateRunsTableKernel keeps its table: as the rule above says from the run count and N on
+the device (the host knows neither before its wait, nor the runs of a table sized by their bound), or always with
+`force` (OPENCV_CUDACCA_STATS_TABLE=2). The same for every thread. */
+__device__ __forceinline__ bool tableWanted(const RunTable& t, const int* componentCount, bool force)
+{
+    const unsigned runs = t.rowSlots[t.rows];
+    const unsigned labels = static_cast<unsigned>(*componentCount) + 1u;
+    return force || (runs >= kTableMinRuns && labels >= kTableMinLabels &&
+                     runs <= static_cast<unsigned long long>(kTableMaxRunsPerLabel) * labels);
+}
+
+/** The block's table reset, for the labels from the first that a root at or after the block's first run can have:
+the labels before that run's segment of the ranked table, plus 1 (RankedNodes: a root's label is its segment's
+offset plus its rank in the segment plus 1). The roots of the block's runs have consecutive labels (the ranking
+goes in slot order, and a block's row segments are consecutive slots), so the table holds them from the first
+(up to kStatsTableSlots, less the roots of the segment before the block's first run); the block's other labels go
+to the accumulators as without a table. Any base would be exact. Every thread calls it, with warp 0's task (y,
+c0) the block's first; it ends with the barrier that the table's merges need. */
+__device__ __forceinline__ void startTable(StatsTable& table, const RunTable& t, const RankedNodes& runs, int y, unsigned c0,
+                                           int warp)
+{
+    table.reset();
+    if (warp == 0 && laneId() == 0)
+    {
+        const size_t rowWord = static_cast<size_t>(y) * t.wordsPerRow;
+        const unsigned firstSlot = t.rowSlots[y] + (c0 > 0 ? (t.edgesBefore[rowWord + c0] + 1u) >> 1 : 0u);
+        table.base = runs.segmentOffsets[firstSlot >> runs.shift] + 1;
+        table.y0 = y;
+    }
+    __syncthreads();
+}
+
 /** Statistics of every label from the runs: one warp per row segment (RowSegments: a whole row where the rows are
 enough warps), one thread per run that starts in it (forEachRunRound). Atomic: one set of atomics per run.
 ConflictDetection: Algorithm 3 first, then the leaders through the warp's carry. OnTheFly: the root runs copy their
@@ -1193,11 +1243,13 @@ label is read from the ranked run table (RankedNodes::label), never from the lab
 accumulators hold fewer labels than the ranking found (*componentCount + 1): the host sized them before it
 knew N, and starts again once it does (connected_components.cpp, runPipeline). This is block `block`'s part,
 its `rings` in shared memory (kRowsPerBlock of them): accumulateRunsKernel and writeLabelsAndAccumulateKernel
-run it. */
+run it. With `table` (ConflictDetection only: accumulateRunsTableKernel), the groups of the labels it holds go there
+instead (StatsTable). */
 template <RunFeatureMerge kMerge>
 __device__ __forceinline__ void accumulateRunsBlock(unsigned block, RunRing* rings, const RunTable& t, RowSegments segments,
                                                     const RankedNodes& runs, const StatsAccumulators& acc,
-                                                    const RunFeatures& features, const int* componentCount)
+                                                    const RunFeatures& features, const int* componentCount,
+                                                    StatsTable* table = nullptr)
 {
     if (*componentCount + 1 > acc.count) // the same value for every thread: every block returns
         return;
@@ -1218,6 +1270,8 @@ __device__ __forceinline__ void accumulateRunsBlock(unsigned block, RunRing* rin
     unsigned c0, c1;
     // warp-uniform; every warp reaches the __syncthreads below
     const bool activeRow = segments.task(block * kRowsPerBlock + warp, t.rows, t.wordsPerRow, y, c0, c1);
+    if (table)
+        startTable(*table, t, runs, y, c0, warp); // warp 0's task is the block's first: it is active
 
     ComponentFeatures background; // this lane's words' background
     background.reset();
@@ -1291,7 +1345,16 @@ __device__ __forceinline__ void accumulateRunsBlock(unsigned block, RunRing* rin
                 group.area = area;
                 group.sumX = sumX;
                 group.sumY = y64 * static_cast<unsigned>(area);
-                carry.offer(valid && rank0 == 0, l, group, acc, valid); // (every lane of a run a member)
+                // A label the block's table holds: its group there, its top stored by its root (one root a label),
+                // and no part in the carry (the lanes of a group agree).
+                const bool inTable = table && valid && table->holds(l);
+                if (inTable && rank0 == 0)
+                {
+                    table->merge(l, group);
+                    if (root)
+                        acc.minY[l] = y;
+                }
+                carry.offer(valid && rank0 == 0 && !inTable, l, group, acc, valid && !inTable); // (every lane of a run a member)
             }
             else // OnTheFly: after the unions, exactly the roots' slots are non-empty
             {
@@ -1319,6 +1382,8 @@ __device__ __forceinline__ void accumulateRunsBlock(unsigned block, RunRing* rin
     device::mergeBlockBackground(background, blockBackground, acc); // its barrier follows every merge
     if (kMerge == RunFeatureMerge::ConflictDetection && threadIdx.x == 0)
         blockCarry.flush(acc);
+    if (table)
+        table->flush(acc);
 }
 
 template <RunFeatureMerge kMerge>
@@ -1329,6 +1394,20 @@ accumulateRunsKernel(const RunTable t, const RowSegments segments, const RankedN
     device::dependentKernelStart(); // launched by launchDependent()
     __shared__ RunRing rings[kRowsPerBlock];
     accumulateRunsBlock<kMerge>(blockIdx.x, rings, t, segments, runs, acc, features, componentCount);
+}
+
+/** accumulateRunsKernel<ConflictDetection> with a table of labels per block (StatsTable, startTable): CCA_DEFAULT's
+statistics where the table may pay (FullRunLabeling::statsTable); each block keeps it where tableWanted() says. */
+__global__ void __launch_bounds__(kRowThreads)
+accumulateRunsTableKernel(const RunTable t, const RowSegments segments, const RankedNodes runs, const StatsAccumulators acc,
+                          const RunFeatures features, const int* componentCount, bool forceTable)
+{
+    device::dependentKernelStart(); // launched by launchDependent()
+    __shared__ RunRing rings[kRowsPerBlock];
+    __shared__ StatsTable table;
+    accumulateRunsBlock<RunFeatureMerge::ConflictDetection>(blockIdx.x, rings, t, segments, runs, acc, features,
+                                                            componentCount,
+                                                            tableWanted(t, componentCount, forceTable) ? &table : nullptr);
 }
 
 /** CCA_DEFAULT's statistics from the runs that the early up-link pass recorded (RecordedRuns: at most kRecordedRuns,
@@ -1645,6 +1724,7 @@ private:
         return merge == RunFeatureMerge::ConflictDetection && recorded_.starts && runStatsOverride() != 1;
     }
     RowSegments statsSegments() const;
+    bool statsTable(RunFeatureMerge merge, const StatsAccumulators& stats) const;
     unsigned segmentBlocks(const RowSegments& s) const
     {
         return blocksFor(static_cast<long long>(s.perRow) * table_.rows, kRowsPerBlock);
@@ -1964,6 +2044,23 @@ RowSegments FullRunLabeling::statsSegments() const
     return { segmentWords, (words + segmentWords - 1) / segmentWords, kMinRunsTimes4 };
 }
 
+/** Whether CCA_DEFAULT's (FLSL_CD's) statistics go through accumulateRunsTableKernel, whose blocks then keep a table of
+labels where the device's run count and N ask for it (tableWanted): where they might by what the host knows, the
+accumulators' count (N after the wait; before it, their capacity) and the run table's size (the runs, or their bound),
+as tableWanted's rule reads them; never past the table's kTableMaxCols. The kernel costs 1-2 % more than
+accumulateRunsKernel where its blocks keep no table (its shared memory: 8192², statistics only, g = 1, d = 95 %, or
+g = 4, d = 50 %, where only the capacity is known), so the host's rule leaves out what it can. OPENCV_CUDACCA_STATS_TABLE
+(statsTableOverride): 1 never, 2 always where the columns allow. */
+bool FullRunLabeling::statsTable(RunFeatureMerge merge, const StatsAccumulators& stats) const
+{
+    if (merge != RunFeatureMerge::ConflictDetection || table_.cols > device::kTableMaxCols || statsTableOverride() == 1)
+        return false;
+    if (statsTableOverride() == 2)
+        return true;
+    const size_t labels = static_cast<size_t>(std::max(stats.count, 0));
+    return runs_ >= kTableMinRuns && labels >= kTableMinLabels && (!runsCounted_ || runs_ <= kTableMaxRunsPerLabel * labels);
+}
+
 void FullRunLabeling::compressRuns(cudaStream_t stream)
 {
     const unsigned blocks = std::min(blocksFor(static_cast<long long>(runs_), kWordThreads), kMaxCompressBlocks);
@@ -2064,6 +2161,12 @@ void FullRunLabeling::accumulate(RunFeatureMerge merge, const StatsAccumulators&
     if (merge == RunFeatureMerge::OnTheFly)
         launchDependent(accumulateRunsKernel<RunFeatureMerge::OnTheFly>, blocks, kRowThreads, stream, "FLSL statistics",
                         table_, segments, rankedRuns_, stats, features_, componentCount_);
+    else if (statsTable(merge, stats))
+    {
+        preferSharedMemoryCarveout<accumulateRunsTableKernel>();
+        launchDependent(accumulateRunsTableKernel, blocks, kRowThreads, stream, "FLSL statistics (table)", table_,
+                        segments, rankedRuns_, stats, features_, componentCount_, statsTableOverride() == 2);
+    }
     else if (merge == RunFeatureMerge::ConflictDetection)
         launchDependent(accumulateRunsKernel<RunFeatureMerge::ConflictDetection>, blocks, kRowThreads, stream,
                         "FLSL statistics", table_, segments, rankedRuns_, stats, features_, componentCount_);

@@ -485,6 +485,72 @@ __device__ __forceinline__ void offerToBlock(bool has, int l, const ComponentFea
         block.merge(f, candidate, acc);
 }
 
+/** A thread block's table of the labels base .. base + kSlots - 1 in shared memory, for a block whose sets lie in the
+rows y0 .. y0 + kTableRows - 1 of an image of at most kTableMaxCols columns: a set of such a label is merged there with
+shared-memory atomics, and flush() adds each label the block met to the accumulators with one set of atomics. Where a
+block's labels are mostly its own and come back a few times each (fine granularity: many small components, each a few
+runs of a few rows), this replaces one set of global atomics per set (the accumulation's bound: doc/benchmarks.md,
+"The statistics' block table") by one per label. The top (minY) is not kept: the caller stores it (a writer that takes
+the top from the component's root alone has one store per label). Every set is merged exactly once: into the table,
+whose flush adds the sums, minima and maxima of its sets, exact since a label's pixels in the block number at most
+kTableRows * kTableMaxCols = 2^21 (the area fits the word's 24 bits above kTableAreaShift) and their sum of x stays
+below 2^21 * 2^18 = 2^39 < 2^kTableAreaShift, and their sum of y - y0 below 8 * 2^21 = 2^24. reset() by every thread,
+then a __syncthreads before the first merge; flush() by every thread after a __syncthreads that follows every merge. */
+constexpr int kTableRows = 8;
+constexpr int kTableMaxCols = 1 << 18;
+constexpr int kTableAreaShift = 40;
+
+template <int kSlots>
+struct BlockLabelTable
+{
+    int base; //!< the first label held (set by the caller with the reset, before its __syncthreads)
+    int y0;   //!< the block's first row: the sums of y are kept from it
+    int minX[kSlots], maxX[kSlots], maxY[kSlots];
+    unsigned sumY[kSlots];                //!< sum of y - y0
+    unsigned long long areaSumX[kSlots];  //!< area << kTableAreaShift, plus the sum of x
+
+    __device__ __forceinline__ bool holds(int l) const { return static_cast<unsigned>(l - base) < kSlots; }
+
+    __device__ __forceinline__ void reset()
+    {
+        for (int k = threadIdx.x; k < kSlots; k += blockDim.x)
+        {
+            minX[k] = INT_MAX;
+            maxX[k] = maxY[k] = INT_MIN;
+            sumY[k] = 0;
+            areaSumX[k] = 0;
+        }
+    }
+    /** The set `s` of label l (holds(l); its pixels in rows y0 .., its minY ignored). */
+    __device__ __forceinline__ void merge(int l, const ComponentFeatures& s)
+    {
+        const int k = l - base;
+        atomicMin(minX + k, s.minX);
+        atomicMax(maxX + k, s.maxX);
+        atomicMax(maxY + k, s.maxY);
+        atomicAdd(sumY + k, static_cast<unsigned>(s.sumY - static_cast<unsigned long long>(y0) * static_cast<unsigned>(s.area)));
+        atomicAdd(areaSumX + k, (static_cast<unsigned long long>(static_cast<unsigned>(s.area)) << kTableAreaShift) + s.sumX);
+    }
+    __device__ __forceinline__ void flush(const StatsAccumulators& acc) const
+    {
+        for (int k = threadIdx.x; k < kSlots; k += blockDim.x)
+        {
+            const unsigned long long w = areaSumX[k];
+            if (w == 0) // no set (a set has at least one pixel)
+                continue;
+            ComponentFeatures f;
+            f.minX = minX[k];
+            f.maxX = maxX[k];
+            f.minY = INT_MAX; // the caller's
+            f.maxY = maxY[k];
+            f.area = static_cast<int>(w >> kTableAreaShift);
+            f.sumX = w & ((1ull << kTableAreaShift) - 1);
+            f.sumY = static_cast<unsigned long long>(y0) * static_cast<unsigned>(f.area) + sumY[k];
+            f.atomicMergeInto(acc, base + k);
+        }
+    }
+};
+
 /** The background (label 0) of a thread block: each thread's set is reduced per warp, the warps' sets
 meet in `blockSet` (shared memory, reset by the caller before a __syncthreads), and one thread adds the
 block's set to label 0: one set of global atomics per block. Every thread of the block must call it. */
