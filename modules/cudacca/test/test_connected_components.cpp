@@ -632,6 +632,30 @@ TEST_P(CudaCCA, FewRunsChainAtCountedSizes)
     }
 }
 
+/** img's full CCA into CV_32S GpuMats, its statistics alone (labels = noArray()) and its host outputs, each against
+the CPU's `ref`: the three ways the run pipeline queues its statistics (beside the label write; alone, before the
+host waits for N where they fit the early accumulators; alone, after it). */
+static void expectOutputKindsMatchCpu(const cv::Mat& img, const CCResult& ref, const CCAParams& p)
+{
+    cv::cuda::GpuMat dImg, dL, dS, dC;
+    dImg.upload(img);
+    const int n = cv::cuda::connectedComponentsWithStats(dImg, dL, dS, dC, p.connectivity, CV_32S, p.algorithm);
+    EXPECT_TRUE(matchesCpu(ref, CV_32S, download(n, dL, dS, dC))) << "(full CCA)";
+    cv::cuda::GpuMat dS2, dC2;
+    EXPECT_EQ(ref.n, cv::cuda::connectedComponentsWithStats(dImg, cv::noArray(), dS2, dC2, p.connectivity, CV_32S,
+                                                            p.algorithm));
+    cv::Mat s2, c2;
+    dS2.download(s2);
+    dC2.download(c2);
+    EXPECT_TRUE(statsEqual(ref.stats, s2)) << "(statistics only)";
+    EXPECT_TRUE(centroidsEqual(ref.centroids, c2)) << "(statistics only)";
+    cv::Mat hL, hS, hC;
+    EXPECT_EQ(ref.n, cv::cuda::connectedComponentsWithStats(dImg, hL, hS, hC, p.connectivity, CV_32S, p.algorithm));
+    EXPECT_TRUE(labelsEqual(expectedLabels(ref, CV_32S), hL)) << "(host outputs)";
+    EXPECT_TRUE(statsEqual(ref.stats, hS)) << "(host outputs)";
+    EXPECT_TRUE(centroidsEqual(ref.centroids, hC)) << "(host outputs)";
+}
+
 TEST_P(CudaCCA, RunStatsAtRecordedSizes)
 {
     // Where the early up-link pass records the runs (at most 65536: flsl_labeling.cu, kRecordedRuns), CCA_DEFAULT's
@@ -690,22 +714,7 @@ TEST_P(CudaCCA, RunStatsAtRecordedSizes)
         ASSERT_LE(runs, k.maxRuns) << k.name << " (seed " << seed << ")";
         const CCResult ref = cpuReference(k.img, p.connectivity);
         SCOPED_TRACE(cv::format("%s, %lld runs, N=%d, seed %u, %s", k.name.c_str(), runs, ref.n, seed, paramsName(p).c_str()));
-        cv::cuda::GpuMat dImg, dL, dS, dC;
-        dImg.upload(k.img);
-        const int n = cv::cuda::connectedComponentsWithStats(dImg, dL, dS, dC, p.connectivity, CV_32S, p.algorithm);
-        EXPECT_TRUE(matchesCpu(ref, CV_32S, download(n, dL, dS, dC))) << "(full CCA)";
-        cv::cuda::GpuMat dS2, dC2;
-        EXPECT_EQ(ref.n, cv::cuda::connectedComponentsWithStats(dImg, cv::noArray(), dS2, dC2, p.connectivity, CV_32S,
-                                                                p.algorithm));
-        cv::Mat s2, c2;
-        dS2.download(s2);
-        dC2.download(c2);
-        EXPECT_TRUE(statsEqual(ref.stats, s2)) << "(statistics only)";
-        EXPECT_TRUE(centroidsEqual(ref.centroids, c2)) << "(statistics only)";
-        cv::Mat hL, hS, hC;
-        EXPECT_EQ(ref.n, cv::cuda::connectedComponentsWithStats(dImg, hL, hS, hC, p.connectivity, CV_32S, p.algorithm));
-        EXPECT_TRUE(statsEqual(ref.stats, hS)) << "(host outputs)";
-        EXPECT_TRUE(centroidsEqual(ref.centroids, hC)) << "(host outputs)";
+        expectOutputKindsMatchCpu(k.img, ref, p);
     }
 }
 
@@ -732,22 +741,7 @@ TEST_P(CudaCCA, StatsTableAtManyLabels)
         const CCResult ref = cpuReference(img, p.connectivity);
         SCOPED_TRACE(cv::format("%s, d = %.2f, N=%d, seed %u, %s", sz(k.size).c_str(), k.density, ref.n, seed,
                                 paramsName(p).c_str()));
-        cv::cuda::GpuMat dImg, dL, dS, dC;
-        dImg.upload(img);
-        const int n = cv::cuda::connectedComponentsWithStats(dImg, dL, dS, dC, p.connectivity, CV_32S, p.algorithm);
-        EXPECT_TRUE(matchesCpu(ref, CV_32S, download(n, dL, dS, dC))) << "(full CCA)";
-        cv::cuda::GpuMat dS2, dC2;
-        EXPECT_EQ(ref.n, cv::cuda::connectedComponentsWithStats(dImg, cv::noArray(), dS2, dC2, p.connectivity, CV_32S,
-                                                                p.algorithm));
-        cv::Mat s2, c2;
-        dS2.download(s2);
-        dC2.download(c2);
-        EXPECT_TRUE(statsEqual(ref.stats, s2)) << "(statistics only)";
-        EXPECT_TRUE(centroidsEqual(ref.centroids, c2)) << "(statistics only)";
-        cv::Mat hL, hS, hC;
-        EXPECT_EQ(ref.n, cv::cuda::connectedComponentsWithStats(dImg, hL, hS, hC, p.connectivity, CV_32S, p.algorithm));
-        EXPECT_TRUE(statsEqual(ref.stats, hS)) << "(host outputs)";
-        EXPECT_TRUE(centroidsEqual(ref.centroids, hC)) << "(host outputs)";
+        expectOutputKindsMatchCpu(img, ref, p);
     }
 }
 
