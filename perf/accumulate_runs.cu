@@ -8,7 +8,8 @@
 //
 // Variants (median us of `calls` calls, CUDA events around the kernel alone, each call preceded untimed by the
 // accumulators' initialization): the module's choice (`auto`), then W words a segment (`wW`; the row's words: a
-// warp per row, as before segments), each without and with the statistics' block table (`wW table`: StatsTable). Checked: every variant's accumulators equal the first's, byte for byte.
+// warp per row, as before segments), each without and with the statistics' block table (`wW table`: StatsTable,
+// forced). Checked: every variant's accumulators equal the first's, byte for byte.
 // With ACCUMULATE_RUNS_DUMP=FILE only `auto` runs, and its accumulators go to FILE (to compare two builds with cmp).
 // Tables of at most 65536 counted runs (e.g. the 8192² full image) take the statistics from the recorded runs
 // (runStatsBlock) in every variant; OPENCV_CUDACCA_RUN_STATS=1 times the row segments there.

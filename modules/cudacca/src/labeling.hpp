@@ -66,8 +66,9 @@ size_t runStatsOverride();
 
 /** Whether CCA_DEFAULT's statistics over the row segments keep a table of labels per block (flsl_labeling.cu,
 statsTable), as the environment variable OPENCV_CUDACCA_STATS_TABLE sets it (read once): 1 never, 2 wherever the
-image's columns allow (so that the fuzzer and the sanitizers drive both on the same images); 0 or not set: where
-the blocks' rows hold many labels, the measured choice. The results are the same either way. */
+image's columns allow (so that the fuzzer and the sanitizers drive both on the same images); 0 or not set: where the
+image has millions of runs of many small components (tableWanted), the measured choice. The results are the same
+either way. */
 size_t statsTableOverride();
 
 /** A labeling of the run-table pipeline (the FLSL family; doc/design.md, "The run-table pipeline"):
