@@ -720,12 +720,14 @@ TEST_P(CudaCCA, RunStatsAtRecordedSizes)
 
 TEST_P(CudaCCA, StatsTableAtManyLabels)
 {
-    // Where a block's rows hold many labels, CCA_DEFAULT's statistics keep a table of labels per block in shared
-    // memory (flsl_labeling.cu, StatsTable: 960 labels from the block's first run's segment). Random g = 1 images
-    // with more labels a block than the table holds (2048 x 8192, a warp per row: about 1000 roots in 8 rows at
-    // d = 25 %), with components going on from the blocks above and on into the blocks below, an odd width (two row
-    // segments a row) and a density where one component holds most runs. Full CCA into GpuMats, statistics only and
-    // host outputs, each against the CPU.
+    // Where the image has millions of runs of many small components (flsl_labeling.cu, tableWanted: at least 2^21
+    // runs, 2^17 labels, at most 32 runs a label), CCA_DEFAULT's statistics keep a table of labels per block in
+    // shared memory (StatsTable: 960 labels from the block's first run's segment). Random g = 1 images of 2^24
+    // pixels at d = 25 % (about 3.1 M runs, 1 M labels), which take it: 2048 x 8192 (a warp per row: about 1000
+    // roots in a block's 8 rows, more than the table holds) and an odd width (4099 x 4097: two row segments a row);
+    // components go on from the blocks above and into the blocks below. And two the rule leaves without it: d = 5 %
+    // (0.8 M runs) and d = 50 % (one component holds most runs). Full CCA into GpuMats, statistics only and host
+    // outputs, each against the CPU.
     if (p.algorithm != cv::cuda::CCA_DEFAULT && p.algorithm != cv::cuda::CCA_FLSL_CD)
         return;
     if (p.ltype != CV_32S)
@@ -733,8 +735,8 @@ TEST_P(CudaCCA, StatsTableAtManyLabels)
     const unsigned seed = testSeed();
     std::mt19937 rng(seed);
     struct Case { cv::Size size; double density; };
-    const Case cases[] = { { { 2048, 8192 }, 0.25 }, { { 2048, 8192 }, 0.05 }, { { 4099, 2051 }, 0.25 },
-                           { { 4099, 2051 }, 0.5 } };
+    const Case cases[] = { { { 2048, 8192 }, 0.25 }, { { 2048, 8192 }, 0.05 }, { { 4099, 4097 }, 0.25 },
+                           { { 4099, 4097 }, 0.5 } };
     for (const Case& k : cases)
     {
         const cv::Mat img = randomBlockImage(k.size, k.density, 1, rng);
