@@ -203,6 +203,28 @@ cudaEvent_t countEvent()
     return slot.e;
 }
 
+/** Keeps a call from leaving while a kernel it queued may still write r.pinnedCount: the next call on this thread
+stores kCountPending there first and must then find its own kernels' writes only (awaitMappedCount). A call that
+throws before it has read the count waits for its stream on the way out (errors ignored: a failed context writes
+nothing more). */
+class CountWrites
+{
+public:
+    explicit CountWrites(cudaStream_t s) : stream_(s) {}
+    ~CountWrites()
+    {
+        if (!read_ && cudaStreamSynchronize(stream_) != cudaSuccess)
+            cudaGetLastError();
+    }
+    CountWrites(const CountWrites&) = delete;
+    CountWrites& operator=(const CountWrites&) = delete;
+    void read() { read_ = true; } //!< the last write of the call has been read: nothing is on its way
+
+private:
+    cudaStream_t stream_;
+    bool read_ = false;
+};
+
 /** The number of foreground components: the pipeline's synchronization. The ranking writes it to r.pinnedCount
 (mapped pinned memory, kCountPending until then: stored before the ranking is queued) itself: no copy between the
 kernels, whose chain of dependent launches a copy would break (H100, 2048^2: 0.86-0.92 of the time,
@@ -213,7 +235,7 @@ int waitForComponentCount(cudaStream_t s, const CallResources& r, Meanwhile&& me
 {
     checkCuda(cudaEventRecord(r.countReady, s), "cudaEventRecord (component count)");
     meanwhile();
-    return awaitMappedCount(r.pinnedCount, r.countReady, "the number of labels");
+    return awaitMappedCount(r.pinnedCount, r.countReady, "the wait for the number of labels");
 }
 
 /** The statistics of every label in the CPU's layout, into the caller's outputs or buffers of ours. */
@@ -279,11 +301,13 @@ int forestPipeline(Call& c, const AlgorithmInstance& algo, const BinaryImage& im
     const size_t rankBytes = rankScratchBytes(size.height, size.width);
     char* rankMemory = static_cast<char*>(rankBuffer.allocate(256 + rankBytes, s));
     void* rankScratch = rankMemory + 256;
-    *static_cast<volatile int*>(c.resources.pinnedCount) = kCountPending; // no write to it on its way: waitForComponentCount
+    CountWrites countWrites(s);
+    *static_cast<volatile int*>(c.resources.pinnedCount) = kCountPending; // nothing on its way to it: CountWrites
     compressAndRank(forest, rankScratch, rankBytes, reinterpret_cast<int*>(rankMemory), s, nullptr, c.resources.pinnedCount);
 
     // N sizes stats and centroids and is the return value; the ranking wrote it to the host itself.
     const int labelCount = waitForComponentCount(s, c.resources, [] {}) + 1;
+    countWrites.read();
     checkLabelCount(labelCount, c.ltype, c.statsOut, c.centroidsOut);
 
     // Final labels; the statistics ride on the relabeling (shared analysis) or follow it (the row's own).
@@ -349,6 +373,7 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
             home.bytes = static_cast<size_t>(c.labels.rows) * c.labels.cols * sizeof(int);
         }
     }
+    CountWrites countWrites(s); // labelAndRank writes the run count and N there
     runs.labelAndRank(image, c.connectivity, c.wantStats, d_componentCount, c.resources.pinnedCount,
                       c.resources.countReady, home, s);
 
@@ -386,6 +411,7 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
         if (statsFinalEarly)
             runs.finishLabels(s);
     }) + 1;
+    countWrites.read();
     checkLabelCount(labelCount, c.ltype, c.statsOut, c.centroidsOut);
     if (c.labelsOut.needed() && !labelsFirst)
         writeLabels(c.ltype);
@@ -830,8 +856,9 @@ int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
     const bool hostOutputs = statsToHost || centroidsToHost ||
                              (c.labelsOut.needed() && c.labelsOut.kind() != _InputArray::CUDA_GPU_MAT);
     if (!hostOutputs)
-        *static_cast<volatile int*>(r.pinnedCount) = kCountPending;
+        *static_cast<volatile int*>(r.pinnedCount) = kCountPending; // nothing on its way to it: CountWrites
 
+    CountWrites countWrites(s);
     oneLaunch(image, c.connectivity, scratch, o, std::numeric_limits<double>::quiet_NaN(), s);
     checkCuda(cudaEventRecord(r.countReady, s), "cudaEventRecord (one launch)");
     if (hostOutputs)
@@ -841,7 +868,9 @@ int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
     // them, as the public header promises for GpuMat outputs. The host then queues its copies and returns while the
     // GPU is still labeling, so that the caller's next work starts right after the kernel instead of after the host's
     // wake-up and return (H100, 512^2 labels only: doc/benchmarks.md, "N before the kernel ends").
-    const int labelCount = (hostOutputs ? *r.pinnedCount : awaitMappedCount(r.pinnedCount, r.countReady, "one launch")) + 1;
+    const int labelCount = (hostOutputs ? *r.pinnedCount : awaitMappedCount(r.pinnedCount, r.countReady,
+                                                                             "the wait for the one-launch kernel's count")) + 1;
+    countWrites.read();
     checkLabelCount(labelCount, ltype, c.statsOut, c.centroidsOut);
 
     bool waitNeeded = false;

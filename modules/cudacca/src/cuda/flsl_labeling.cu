@@ -1819,8 +1819,8 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     exclusiveSumWithTotal<unsigned>(scanTemp_, scanBytes_, rowSlots, rowSlots, rows, stream, "FLSL row slots", nullptr,
                                     runsCounted_ ? reinterpret_cast<unsigned*>(h_scratch) : nullptr);
 
-    // 2a. Where the host is to wait for the count: the event it waits on, then the up-link pass (queueEarlyUpLinks),
-    // which the GPU runs while the host waits for the event, not for the stream.
+    // 2a. Where the host is to wait for the count: the event that its wait (awaitMappedCount) watches, then the
+    // up-link pass (queueEarlyUpLinks), which the GPU runs while the host waits for the count, not for the stream.
     if (!sizedByBound && countReady)
         checkCuda(cudaEventRecord(countReady, stream), "cudaEventRecord (FLSL run count)");
     const size_t pixels = static_cast<size_t>(rows) * static_cast<size_t>(table_.cols);
@@ -1848,7 +1848,7 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     else
     {
         if (countReady)
-            runs_ = static_cast<unsigned>(awaitMappedCount(h_scratch, countReady, "FLSL run count"));
+            runs_ = static_cast<unsigned>(awaitMappedCount(h_scratch, countReady, "the wait for the FLSL run count"));
         else
         {
             checkCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (FLSL run count)");
