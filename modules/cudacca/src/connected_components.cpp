@@ -15,6 +15,7 @@
 #include "one_launch.hpp"
 #include "pinned_mats.hpp"
 #include "pipeline.hpp"
+#include "cuda/mapped_count.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -202,49 +203,39 @@ cudaEvent_t countEvent()
     return slot.e;
 }
 
-/** The number of foreground components: the pipeline's synchronization. The ranking has written it to
-r.pinnedCount (mapped pinned memory) itself: no copy between the kernels, whose chain of dependent launches a
-copy would break (H100, 2048^2: 0.86-0.92 of the time, doc/benchmarks.md). An event is queued, then
-`meanwhile()` queues work that does not depend on N (the GPU does it while the host waits), then the host waits
-for the event only (not the stream). */
+/** Keeps a call from leaving while a kernel it queued may still write r.pinnedCount: the next call on this thread
+stores kCountPending there first and must then find its own kernels' writes only (awaitMappedCount). A call that
+throws before it has read the count waits for its stream on the way out (errors ignored: a failed context writes
+nothing more). */
+class CountWrites
+{
+public:
+    explicit CountWrites(cudaStream_t s) : stream_(s) {}
+    ~CountWrites()
+    {
+        if (!read_ && cudaStreamSynchronize(stream_) != cudaSuccess)
+            cudaGetLastError();
+    }
+    CountWrites(const CountWrites&) = delete;
+    CountWrites& operator=(const CountWrites&) = delete;
+    void read() { read_ = true; } //!< the last write of the call has been read: nothing is on its way
+
+private:
+    cudaStream_t stream_;
+    bool read_ = false;
+};
+
+/** The number of foreground components: the pipeline's synchronization. The ranking writes it to r.pinnedCount
+(mapped pinned memory, kCountPending until then: stored before the ranking is queued) itself: no copy between the
+kernels, whose chain of dependent launches a copy would break (H100, 2048^2: 0.86-0.92 of the time,
+doc/benchmarks.md). An event is queued, then `meanwhile()` queues work that does not depend on N (the GPU does it
+while the host waits), then the host reads N as soon as it is written (awaitMappedCount, the event for errors). */
 template <typename Meanwhile>
 int waitForComponentCount(cudaStream_t s, const CallResources& r, Meanwhile&& meanwhile)
 {
     checkCuda(cudaEventRecord(r.countReady, s), "cudaEventRecord (component count)");
     meanwhile();
-    checkCuda(cudaEventSynchronize(r.countReady), "cudaEventSynchronize (component count)");
-    return *r.pinnedCount;
-}
-
-/** r.pinnedCount before a one-launch kernel has published N (a count is never negative). */
-constexpr int kCountPending = -1;
-
-/** N as soon as the one-launch kernel has published it (phase 4 writes it to r.pinnedCount, mapped memory; the
-caller stored kCountPending there before the launch), not once the kernel has ended: when every output is on the
-device, the kernel's last phases (the labels, the device statistics) stay queued on the stream like the work queued
-after them, as the public header promises for GpuMat outputs. The host then queues its copies and returns while the
-GPU is still labeling, so that the caller's next work starts right after the kernel instead of after the host's
-wake-up and return (H100, 512^2 labels only: doc/benchmarks.md, "N before the kernel ends"). r.countReady (recorded
-after the kernel) is polled too: a kernel that fails is reported, and one that ended without publishing N is an
-error rather than a hang. */
-int publishedCount(const CallResources& r)
-{
-    const volatile int* count = r.pinnedCount;
-    for (unsigned spin = 1;; ++spin)
-    {
-        const int n = *count;
-        if (n != kCountPending)
-            return n;
-        if (spin % 64 == 0)
-        {
-            const cudaError_t e = cudaEventQuery(r.countReady);
-            if (e == cudaErrorNotReady)
-                continue;
-            checkCuda(e, "cudaEventQuery (one launch)");
-            if (*count == kCountPending)
-                CV_Error(Error::StsInternal, "the one-launch kernel ended without writing the number of labels");
-        }
-    }
+    return awaitMappedCount(r.pinnedCount, r.countReady, "the wait for the number of labels");
 }
 
 /** The statistics of every label in the CPU's layout, into the caller's outputs or buffers of ours. */
@@ -310,10 +301,13 @@ int forestPipeline(Call& c, const AlgorithmInstance& algo, const BinaryImage& im
     const size_t rankBytes = rankScratchBytes(size.height, size.width);
     char* rankMemory = static_cast<char*>(rankBuffer.allocate(256 + rankBytes, s));
     void* rankScratch = rankMemory + 256;
+    CountWrites countWrites(s);
+    *static_cast<volatile int*>(c.resources.pinnedCount) = kCountPending; // nothing on its way to it: CountWrites
     compressAndRank(forest, rankScratch, rankBytes, reinterpret_cast<int*>(rankMemory), s, nullptr, c.resources.pinnedCount);
 
     // N sizes stats and centroids and is the return value; the ranking wrote it to the host itself.
     const int labelCount = waitForComponentCount(s, c.resources, [] {}) + 1;
+    countWrites.read();
     checkLabelCount(labelCount, c.ltype, c.statsOut, c.centroidsOut);
 
     // Final labels; the statistics ride on the relabeling (shared analysis) or follow it (the row's own).
@@ -379,6 +373,7 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
             home.bytes = static_cast<size_t>(c.labels.rows) * c.labels.cols * sizeof(int);
         }
     }
+    CountWrites countWrites(s); // labelAndRank writes the run count and N there
     runs.labelAndRank(image, c.connectivity, c.wantStats, d_componentCount, c.resources.pinnedCount,
                       c.resources.countReady, home, s);
 
@@ -416,6 +411,7 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
         if (statsFinalEarly)
             runs.finishLabels(s);
     }) + 1;
+    countWrites.read();
     checkLabelCount(labelCount, c.ltype, c.statsOut, c.centroidsOut);
     if (c.labelsOut.needed() && !labelsFirst)
         writeLabels(c.ltype);
@@ -860,13 +856,21 @@ int oneLaunchPipeline(Call& c, const BinaryImage& image, Stream& stream)
     const bool hostOutputs = statsToHost || centroidsToHost ||
                              (c.labelsOut.needed() && c.labelsOut.kind() != _InputArray::CUDA_GPU_MAT);
     if (!hostOutputs)
-        *static_cast<volatile int*>(r.pinnedCount) = kCountPending;
+        *static_cast<volatile int*>(r.pinnedCount) = kCountPending; // nothing on its way to it: CountWrites
 
+    CountWrites countWrites(s);
     oneLaunch(image, c.connectivity, scratch, o, std::numeric_limits<double>::quiet_NaN(), s);
     checkCuda(cudaEventRecord(r.countReady, s), "cudaEventRecord (one launch)");
     if (hostOutputs)
         checkCuda(cudaEventSynchronize(r.countReady), "cudaEventSynchronize (one launch)");
-    const int labelCount = (hostOutputs ? *r.pinnedCount : publishedCount(r)) + 1;
+    // With every output on the device, N as soon as the kernel has published it (phase 4), not once the kernel has
+    // ended: its last phases (the labels, the device statistics) stay queued on the stream like the work queued after
+    // them, as the public header promises for GpuMat outputs. The host then queues its copies and returns while the
+    // GPU is still labeling, so that the caller's next work starts right after the kernel instead of after the host's
+    // wake-up and return (H100, 512^2 labels only: doc/benchmarks.md, "N before the kernel ends").
+    const int labelCount = (hostOutputs ? *r.pinnedCount : awaitMappedCount(r.pinnedCount, r.countReady,
+                                                                             "the wait for the one-launch kernel's count")) + 1;
+    countWrites.read();
     checkLabelCount(labelCount, ltype, c.statsOut, c.centroidsOut);
 
     bool waitNeeded = false;

@@ -94,10 +94,11 @@ public:
                cudaStream_t stream) override;
 
     /** Labels the runs of `image` and ranks their roots in raster order; queues the number of foreground
-    components into *d_componentCount (device memory) and into *h_scratch, a mapped pinned host int, which the
-    host may read once an event recorded after this call's work has completed. May wait once (to size the run
-    table) for `countReady`, which it records after the run count (work that needs no count queued after it
-    runs during the wait; null: the wait is for the whole stream), reading the count through `h_scratch`.
+    components into *d_componentCount (device memory) and into *h_scratch, a mapped pinned host int that holds
+    kCountPending (mapped_count.hpp) until then: awaitMappedCount() reads it with an event recorded after this
+    call's work. No write of the GPU to *h_scratch may still be on its way when this is called. May wait once (to
+    size the run table) for the run count in `h_scratch`, with `countReady`, which it records after the run count
+    (work that needs no count queued after it runs during the wait; null: the wait is for the whole stream).
     `image` must stay valid until the call's analysis is queued. With a `home`, the run table (its parents, then
     its ranks) lives there; the labels must then be written into that image, in two parts (writeLabels,
     finishLabels). */

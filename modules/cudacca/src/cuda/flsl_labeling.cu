@@ -23,6 +23,7 @@
 #include "exclusive_sum.cuh"
 #include "launch.hpp"
 #include "labeling_common.cuh"
+#include "mapped_count.hpp"
 #include "statistics.cuh"
 #include "union_find.cuh"
 
@@ -1805,6 +1806,9 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     const size_t bound = static_cast<size_t>(rows) * ((static_cast<size_t>(table_.cols) + 1) / 2);
     const bool sizedByBound = !onTheFly && !countRunsOverride() && bound * sizeof(int) <= kBoundTableBytes;
     runsCounted_ = !sizedByBound;
+    // h_scratch takes the run count, then N: pending until the GPU writes each (awaitMappedCount). No write of
+    // the GPU to it is on its way: the call before this one had its N read from it.
+    *static_cast<volatile int*>(h_scratch) = kCountPending;
 
     // 1. Runs of every row; their counts, scanned in place, give each row's first slot and the total, which the
     // scan also writes into the mapped h_scratch when the host is to wait for it (no copy between the kernels).
@@ -1815,8 +1819,8 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     exclusiveSumWithTotal<unsigned>(scanTemp_, scanBytes_, rowSlots, rowSlots, rows, stream, "FLSL row slots", nullptr,
                                     runsCounted_ ? reinterpret_cast<unsigned*>(h_scratch) : nullptr);
 
-    // 2a. Where the host is to wait for the count: the event it waits on, then the up-link pass (queueEarlyUpLinks),
-    // which the GPU runs while the host waits for the event, not for the stream.
+    // 2a. Where the host is to wait for the count: the event that its wait (awaitMappedCount) watches, then the
+    // up-link pass (queueEarlyUpLinks), which the GPU runs while the host waits for the count, not for the stream.
     if (!sizedByBound && countReady)
         checkCuda(cudaEventRecord(countReady, stream), "cudaEventRecord (FLSL run count)");
     const size_t pixels = static_cast<size_t>(rows) * static_cast<size_t>(table_.cols);
@@ -1844,10 +1848,13 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     else
     {
         if (countReady)
-            checkCuda(cudaEventSynchronize(countReady), "cudaEventSynchronize (FLSL run count)");
+            runs_ = static_cast<unsigned>(awaitMappedCount(h_scratch, countReady, "the wait for the FLSL run count"));
         else
+        {
             checkCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (FLSL run count)");
-        runs_ = static_cast<unsigned>(*h_scratch);
+            runs_ = static_cast<unsigned>(*h_scratch);
+        }
+        *static_cast<volatile int*>(h_scratch) = kCountPending; // for N; the run count's write has arrived
     }
     const bool early = guessMemory && runs_ <= guess;
     if (early && runs_ <= kRecordedRuns)
