@@ -1807,7 +1807,8 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     const bool sizedByBound = !onTheFly && !countRunsOverride() && bound * sizeof(int) <= kBoundTableBytes;
     runsCounted_ = !sizedByBound;
     // h_scratch takes the run count, then N: pending until the GPU writes each (awaitMappedCount). No write of
-    // the GPU to it is on its way: the call before this one had its N read from it.
+    // the GPU to it is on its way (this function's contract, labeling.hpp: the caller before this one read its N, or
+    // waited for its stream when it failed first, connected_components.cpp's CountWrites).
     *static_cast<volatile int*>(h_scratch) = kCountPending;
 
     // 1. Runs of every row; their counts, scanned in place, give each row's first slot and the total, which the
