@@ -168,9 +168,11 @@ default numbering instead of CCL_SAUF's).
 @return N, the number of labels including the background label 0.
 
 Synchronization: the number of labels sizes @p stats and @p centroids and is returned, so the call waits
-once for @p stream after the labeling, before the statistics are queued (the FLSL family, hence
+once after the labeling, until the GPU has written N, before the statistics are queued (the calling thread reads
+a pinned host word in a loop for up to 200 us, then waits for an event as the CUDA context's scheduling flags
+say; work queued on @p stream before the call is waited for too). The FLSL family, hence
 CCA_DEFAULT above 2^21 pixels, queues the label image before that wait when @p labels is a CV_32S GpuMat,
-and waits once more, for the number of runs, on images above about 2^23 pixels). CCA_DEFAULT on images of
+and waits once more, in the same way, for the number of runs, on images above about 2^23 pixels. CCA_DEFAULT on images of
 up to 2^21 pixels waits once: its one kernel writes N, and host stats and centroids, to pinned host memory
 (unless @p stats or @p centroids has a fixed size, which takes the CCA_FLSL_CD path); with an output on the host
 the wait is for the whole kernel, and when every output is a GpuMat only until the kernel has written N, which it
