@@ -142,7 +142,7 @@ int main(int argc, char** argv)
                         us.back(), n);
         };
         chain("block", [&] {
-            launchDependent(fewRunsChainKernel<8>, 1, kFewRunsThreads, stream, "few runs", t, table,
+            launchDependent(fewRunsChainFor<8>(static_cast<unsigned>(runs)), 1, kFewRunsThreads, stream, "few runs", t, table,
                             const_cast<const int2*>(positions), static_cast<int>(runs), static_cast<int*>(scratch),
                             r.dCount, static_cast<int*>(nullptr));
         });

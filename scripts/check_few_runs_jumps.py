@@ -5,12 +5,14 @@ warp's 32 slots (a lane takes its parent's value where the parent is in the wind
 every slot to its grandparent, modelled as synchronous (each round reads the state the last one left: the GPU's
 racing rounds take at most as many). On chains (the full image's runs one under the other), random forests and
 shallow ones, with parents at or before their children as in the early up-link table and after the unions, every
-slot must end at its root; the rounds are printed (the 6144-run chain: 9 with the windows, 14 without).
+slot must end at its root; the rounds are printed (the 6144-run chain: 9 with the windows, 14 without), for both of
+the block's shapes (6 slots a thread up to kFewRunsSmall runs, 8 up to kFewRuns).
 After the shuffle rounds every slot must point at its root or at its first ancestor before its window (what the
 block rounds' count rests on); --window-rounds 4 models one round too few and must fail there: a chain through a
 whole window takes 31 steps, 5 doubling rounds.
-The block's shape (kFewRunsThreads, kFewRuns) is read from flsl_labeling.cu, and FewRunsChainAtCountedSizes' boundary
-(test_connected_components.cpp) must be that kFewRuns, so that the test keeps sitting on the block's limit.
+The block's shapes (kFewRunsThreads, kFewRunsSmall, kFewRuns) are read from flsl_labeling.cu, and
+FewRunsChainAtCountedSizes' boundaries (test_connected_components.cpp) must be those, so that the test keeps sitting on
+the block's limits.
 Pure Python, no GPU: python3 scripts/check_few_runs_jumps.py [--seed S] [--window-rounds R]"""
 import argparse
 import random
@@ -31,12 +33,16 @@ def source_constant(path, pattern):
     return int(m.group(1))
 
 
-# The block's shape as the module declares it, and the accuracy test's boundary, which must be the same kFewRuns.
+# The block's shapes as the module declares them, and the accuracy test's boundaries, which must be the same.
 THREADS = source_constant("modules/cudacca/src/cuda/flsl_labeling.cu", r"constexpr int kFewRunsThreads = (\d+);")
 FEW_RUNS = source_constant("modules/cudacca/src/cuda/flsl_labeling.cu", r"constexpr unsigned kFewRuns = (\d+);")
+FEW_RUNS_SMALL = source_constant("modules/cudacca/src/cuda/flsl_labeling.cu", r"constexpr unsigned kFewRunsSmall = (\d+);")
+TEST_FEW_RUNS_SMALL = source_constant("modules/cudacca/test/test_connected_components.cpp",
+                                      r"const long long fewRunsSmall = (\d+), fewRuns = \d+; // kFewRunsSmall, kFewRuns")
 TEST_FEW_RUNS = source_constant("modules/cudacca/test/test_connected_components.cpp",
-                                r"const long long fewRuns = (\d+); // kFewRuns")
-PER_THREAD, WARP = FEW_RUNS // THREADS, 32
+                                r"const long long fewRunsSmall = \d+, fewRuns = (\d+); // kFewRunsSmall, kFewRuns")
+WARP = 32
+PER_THREAD = FEW_RUNS // THREADS  # the shape being modelled (main() sets it for each)
 
 
 def window_prologue(f, n, rounds):
@@ -96,13 +102,17 @@ def main():
     a = ap.parse_args()
     seed = a.seed if a.seed is not None else random.randrange(1 << 30)
     rng = random.Random(seed)
-    print(f"seed {seed}, {a.window_rounds} shuffle rounds; kFewRuns {FEW_RUNS}, {THREADS} threads")
+    global PER_THREAD
+    print(f"seed {seed}, {a.window_rounds} shuffle rounds; kFewRunsSmall {FEW_RUNS_SMALL}, kFewRuns {FEW_RUNS}, {THREADS} threads")
     failures = 0
-    if TEST_FEW_RUNS != FEW_RUNS or PER_THREAD * THREADS != FEW_RUNS:
-        print(f"FAIL FewRunsChainAtCountedSizes' fewRuns ({TEST_FEW_RUNS}) or the block's slots ({PER_THREAD} x {THREADS})"
-              f" is not kFewRuns ({FEW_RUNS})")
+    if (TEST_FEW_RUNS, TEST_FEW_RUNS_SMALL) != (FEW_RUNS, FEW_RUNS_SMALL) or FEW_RUNS % THREADS or FEW_RUNS_SMALL % THREADS:
+        print(f"FAIL FewRunsChainAtCountedSizes' fewRunsSmall, fewRuns ({TEST_FEW_RUNS_SMALL}, {TEST_FEW_RUNS}) are not"
+              f" kFewRunsSmall, kFewRuns ({FEW_RUNS_SMALL}, {FEW_RUNS}), or those are not whole slots of {THREADS} threads")
         failures += 1
-    for n in (1, 31, 32, 33, 1000, 1024, 4096, FEW_RUNS, rng.randint(1, FEW_RUNS)):
+    cases = [(FEW_RUNS_SMALL, n) for n in (1, 31, 32, 33, 1000, 1024, 4096, FEW_RUNS_SMALL, rng.randint(1, FEW_RUNS_SMALL))]
+    cases += [(FEW_RUNS, n) for n in (FEW_RUNS_SMALL + 1, FEW_RUNS, rng.randint(FEW_RUNS_SMALL + 1, FEW_RUNS))]
+    for limit, n in cases:
+        PER_THREAD = limit // THREADS
         for kind in ("chain", "random", "short"):
             parents = forest(kind, n, rng)
             want = roots(parents)
@@ -120,7 +130,8 @@ def main():
                 if not (v == want[k] or v < base):
                     ok = False
                     break
-            print(f"{'ok  ' if ok else 'FAIL'} {kind:7s} n = {n:5d}: {rounds:2d} block rounds ({plain_rounds} without the windows)")
+            print(f"{'ok  ' if ok else 'FAIL'} {kind:7s} n = {n:5d} ({PER_THREAD} a thread): {rounds:2d} block rounds"
+                  f" ({plain_rounds} without the windows)")
             failures += not ok
     print("all exact" if not failures else f"{failures} FAILED")
     return 1 if failures else 0

@@ -562,17 +562,18 @@ TEST_P(CudaCCA, EarlyRunTableAtItsGuess)
 
 TEST_P(CudaCCA, FewRunsChainAtCountedSizes)
 {
-    // Where the early up-link table holds the runs and they are at most 6144 (flsl_labeling.cu, kFewRuns), the chain
+    // Where the early up-link table holds the runs and they are at most 8192 (flsl_labeling.cu, kFewRuns), the chain
     // after the run-count wait is one block (fewRunsChainKernel): compressions, the unions over the runs recorded by
-    // the up-link pass, the ranking. 4096^2 (a counted table): random short lines, filled circles and a patch of
-    // random pixels (unions of every kind, 8-connected diagonals; at most 4000 + 1200 + 4608 runs, so either path),
-    // then one-pixel runs in the first 1536 rows, four a row, at exactly 6144 runs (the chain) and one more (the
+    // the up-link pass, the ranking; 6 slots a thread up to 6144 runs (kFewRunsSmall), 8 above. 4096^2 (a counted
+    // table): random short lines, filled circles and a patch of random pixels (unions of every kind, 8-connected
+    // diagonals; at most 4000 + 1200 + 4608 runs, so any path), then one-pixel runs four a row from the first row, at
+    // exactly 6144 runs and one more (the block's two shapes), and at exactly 8192 and one more (the block, then the
     // kernels' path). Each image's run count is asserted on the host.
     if (p.algorithm != cv::cuda::CCA_DEFAULT && p.algorithm != cv::cuda::CCA_FLSL && p.algorithm != cv::cuda::CCA_FLSL_CD &&
         p.algorithm != cv::cuda::CCA_FLSL_OTF)
         return;
     const cv::Size size(4096, 4096);
-    const long long fewRuns = 6144; // kFewRuns
+    const long long fewRunsSmall = 6144, fewRuns = 8192; // kFewRunsSmall, kFewRuns
     const unsigned seed = testSeed();
     std::mt19937 rng(seed);
     auto countRuns = [&](const cv::Mat& img) {
@@ -600,17 +601,19 @@ TEST_P(CudaCCA, FewRunsChainAtCountedSizes)
                 patch.at<uchar>(y, x) = (rng() & 1) ? 255 : 0;
         cases.push_back({ "random lines, circles and a noise patch", img, 1000, 10240 });
     }
-    for (int extra = 0; extra < 2; ++extra)
-    {
-        cv::Mat img(size, CV_8UC1, cv::Scalar(0));
-        for (int y = 0; y < fewRuns / 4; ++y)
-            for (int x = (y / 7) % 1024; x < size.width; x += 1024)
-                img.at<uchar>(y, x) = 255;
-        if (extra)
-            img.at<uchar>(4000, 512) = 255;
-        cases.push_back({ extra ? "kFewRuns + 1 periodic runs" : "kFewRuns periodic runs", img, fewRuns + extra,
-                          fewRuns + extra });
-    }
+    for (const long long limit : { fewRunsSmall, fewRuns })
+        for (int extra = 0; extra < 2; ++extra)
+        {
+            cv::Mat img(size, CV_8UC1, cv::Scalar(0));
+            for (int y = 0; y < limit / 4; ++y)
+                for (int x = (y / 7) % 1024; x < size.width; x += 1024)
+                    img.at<uchar>(y, x) = 255;
+            if (extra)
+                img.at<uchar>(4000, 512) = 255;
+            cases.push_back({ limit == fewRuns ? (extra ? "kFewRuns + 1 periodic runs" : "kFewRuns periodic runs")
+                                               : (extra ? "kFewRunsSmall + 1 periodic runs" : "kFewRunsSmall periodic runs"),
+                              img, limit + extra, limit + extra });
+        }
     for (const Case& k : cases)
     {
         const long long runs = countRuns(k.img);

@@ -58,13 +58,20 @@ constexpr int kWriteMinBlocks = 5; //!< label-writing blocks per SM for large im
 constexpr size_t kWriteLargePixels = size_t(1) << 24; //!< from here the label image (64 MB) passes the H100's L2
 constexpr size_t kEarlyTablePixelsPerSlot = 16; //!< the run table guessed before the run count: a slot per 16 pixels
 constexpr int kFewRunsThreads = 1024; //!< the few-runs chain's one block (fewRunsChainKernel)
-/** Runs up to which the early table's chain after the wait is that one block (its table in 24 KB of static shared
-memory). Chosen from perf/link_runs.cu's `chain` timings on the H100 (session 52, block / five kernels, us, the block
-then sized for 10240 runs): full images (a chain of runs one under the other) of 1024, 2048 and 4096 runs 12.8 / 21.2,
-13.8 / 22.1, 15.6 / 20.5; 6080 runs of sparse squares 16.5 / 16.3; 7680 and 8064 runs of large blobs 25.9 / 21.8 and
-23.9 / 18.1; 8192 (the 8192² full image) 20.8 / 17.4: one SM's work grows with the runs, the kernels' cost hardly.
-Sized for 6144, the block took 9.5, 10.9, 13.0 and 15.3 us on the first four. */
-constexpr unsigned kFewRuns = 6144;
+/** Runs up to which the early table's chain after the wait is that one block (fewRunsChainKernel), in one of two
+shapes: 6 slots a thread (24 KB of static shared memory) up to kFewRunsSmall runs, 8 (32 KB) up to kFewRuns. On the
+GPU alone the block loses to the five kernels it replaces once the runs pass about 6000 (perf/link_runs.cu's `chain`,
+H100, session 52, block sized for 10240 runs / five kernels, us: full images, a chain of runs one under the other, of
+1024, 2048 and 4096 runs 12.8 / 21.2, 13.8 / 22.1, 15.6 / 20.5; 6080 runs of sparse squares 16.5 / 16.3; 7680 and 8064
+runs of large blobs 25.9 / 21.8 and 23.9 / 18.1; 8192, the 8192² full image, 20.8 / 17.4; sized for 6144 the block
+took 9.5, 10.9, 13.0 and 15.3 us on the first four). But in a call the host queues those five kernels after its wait
+for the run count, about 3-4 us a launch and up to 2.4 times that in a machine's slow stretches (session 56), while
+the block is one launch: at 8192 runs it took the 8192² full image's call from 170.8 to 163.3 us (full CCA; labels only
+0.970, statistics only 0.915 of the time; ten alternating processes a side), and the same in every process (160-165 us
+against 160-174). The 4096² full image lost 3-7 % with 8 slots a thread, hence the smaller shape below 6144 runs
+(doc/benchmarks.md, "The few-runs block to 8192 runs"). */
+constexpr unsigned kFewRuns = 8192;
+constexpr unsigned kFewRunsSmall = 6144; //!< runs up to which the block takes 6 slots a thread
 /** Runs up to which the early up-link pass records every run's start, row and end (RecordedRuns): for the few-runs
 chain and for CCA_DEFAULT's statistics from the recorded runs (runStatsBlock). 12 bytes a run: 768 KB. */
 constexpr unsigned kRecordedRuns = 65536;
@@ -843,8 +850,8 @@ __global__ void linkUpRunsEarlyKernel(const RunTable t, int* parent, unsigned to
     }
 }
 
-constexpr int kFewRunsPerThread = static_cast<int>(kFewRuns) / kFewRunsThreads; //!< slots a thread of that block
-static_assert(kFewRunsPerThread * kFewRunsThreads == static_cast<int>(kFewRuns), "kFewRuns: a multiple of the block");
+static_assert(kFewRuns % kFewRunsThreads == 0 && kFewRunsSmall % kFewRunsThreads == 0 && kFewRunsSmall < kFewRuns,
+              "the few-runs block's shapes: whole slots a thread");
 
 /** The block's slots of this thread that hold runs: k = threadIdx.x + i * kFewRunsThreads for i below this. */
 __device__ __forceinline__ int fewRunsSlotsOfThread(int n)
@@ -852,8 +859,8 @@ __device__ __forceinline__ int fewRunsSlotsOfThread(int n)
     return n > static_cast<int>(threadIdx.x) ? (n - static_cast<int>(threadIdx.x) + kFewRunsThreads - 1) / kFewRunsThreads : 0;
 }
 
-/** Pointer jumping over the forest `f` of `n` nodes (at most kFewRuns, 1-based parents, every parent at or before its
-child) in shared memory until every node points at its root. A thread's slots are k = threadIdx.x + i *
+/** Pointer jumping over the forest `f` of `n` nodes (at most kSlots * kFewRunsThreads, 1-based parents, every parent at
+or before its child) in shared memory until every node points at its root. A thread's slots are k = threadIdx.x + i *
 kFewRunsThreads, so a warp holds 32 consecutive slots for each i. First, with shuffles and no barrier, each warp jumps
 inside those 32: a node's ancestors inside the window are a prefix of its path (parents come first), so after 5
 rounds (2^5 = 32) every node points at its root or at its first ancestor before the window. Then rounds over the
@@ -863,13 +870,14 @@ CPU model of both steps). A round loads all of a thread's parents,
 then the grandparents, then stores; the loads race with other threads' stores, which is harmless: every value a
 slot ever holds here is an ancestor of it, so a stale or a fresh one is an ancestor either way, and the loop ends
 only when a whole round, after a barrier, moved nothing: then every node's parent is a root. */
+template <int kSlots>
 __device__ __forceinline__ void jumpToRoots(int* f, int n)
 {
     __syncthreads(); // what the block wrote before (the loads, the unions) is visible
     const int mine = fewRunsSlotsOfThread(n);
     const int lane = static_cast<int>(threadIdx.x % kWarpSize);
 #pragma unroll
-    for (int i = 0; i < kFewRunsPerThread; ++i)
+    for (int i = 0; i < kSlots; ++i)
     {
         if (i * kFewRunsThreads >= n)
             break; // the same for the whole block; lanes past n below hold 0 and never move
@@ -891,17 +899,17 @@ __device__ __forceinline__ void jumpToRoots(int* f, int n)
     while (__syncthreads_or(moved))
     {
         moved = false;
-        int p[kFewRunsPerThread], g[kFewRunsPerThread];
+        int p[kSlots], g[kSlots];
 #pragma unroll
-        for (int i = 0; i < kFewRunsPerThread; ++i)
+        for (int i = 0; i < kSlots; ++i)
             if (i < mine)
                 p[i] = f[threadIdx.x + i * kFewRunsThreads];
 #pragma unroll
-        for (int i = 0; i < kFewRunsPerThread; ++i)
+        for (int i = 0; i < kSlots; ++i)
             if (i < mine)
                 g[i] = f[p[i] - 1];
 #pragma unroll
-        for (int i = 0; i < kFewRunsPerThread; ++i)
+        for (int i = 0; i < kSlots; ++i)
             if (i < mine && g[i] != p[i])
             {
                 f[threadIdx.x + i * kFewRunsThreads] = g[i];
@@ -923,29 +931,30 @@ non-root slot holds its root + 1, every root -(its rank + 1), in slot order, whi
 starts, so that label = rank + 1 is SAUF's (segmentOffsets[0] = 0); N goes to *componentCount and, when not null,
 *hostCount (mapped host memory). Its one SM issues on 55 % of the cycles (the jumps' rounds: instructions, not
 memory), so it saves launches more than GPU time, and only where the runs are few (kFewRuns): the 4096² full image's
-call took 0.78 of its time, while on the 8192² full image (8192 runs) the block's 20.8 us lost to the five kernels'
-17.4 as the module queues them (doc/benchmarks.md, "The chain after the run-count wait in one block, landed", and
-"The few-runs block's threshold"). */
-template <int kConnectivity>
+call took 0.78 of its time; on the 8192² full image (8192 runs) the block's 20.8 us of GPU time are more than the five
+kernels' 17.4, yet the call took 0.956 of its time, four launches fewer after the host's wait (doc/benchmarks.md, "The
+chain after the run-count wait in one block, landed", "The few-runs block's threshold" and "The few-runs block to 8192
+runs"). kSlots: a thread's slots (fewRunsChainFor). */
+template <int kConnectivity, int kSlots>
 __global__ void __launch_bounds__(kFewRunsThreads)
 fewRunsChainKernel(const RunTable t, int* parent, const int2* positions, int runs, int* segmentOffsets,
                    int* componentCount, int* hostCount)
 {
     device::dependentKernelStart(); // launched by launchDependent()
-    __shared__ int f[kFewRuns];
+    __shared__ int f[kSlots * kFewRunsThreads];
     const int mine = fewRunsSlotsOfThread(runs);
-    int2 p[kFewRunsPerThread]; // x: the run's start, y: its row
+    int2 p[kSlots]; // x: the run's start, y: its row
 #pragma unroll
-    for (int i = 0; i < kFewRunsPerThread; ++i)
+    for (int i = 0; i < kSlots; ++i)
         if (i < mine)
         {
             const int k = threadIdx.x + i * kFewRunsThreads;
             f[k] = parent[k];
             p[i] = positions[k];
         }
-    int down[kFewRunsPerThread]; // the down link's slot, or -1
+    int down[kSlots]; // the down link's slot, or -1
 #pragma unroll
-    for (int i = 0; i < kFewRunsPerThread; ++i)
+    for (int i = 0; i < kSlots; ++i)
     {
         down[i] = -1;
         if (i < mine && p[i].y + 1 < t.rows)
@@ -956,14 +965,14 @@ fewRunsChainKernel(const RunTable t, int* parent, const int2* positions, int run
             down[i] = downLink<kConnectivity>(t, p[i].x, p[i].y, threeBitsEndingAt(c > 0 ? nrow[c - 1] : 0u, nrow[c], b));
         }
     }
-    jumpToRoots(f, runs); // it begins with a barrier: the loads are visible
+    jumpToRoots<kSlots>(f, runs); // it begins with a barrier: the loads are visible
 #pragma unroll
-    for (int i = 0; i < kFewRunsPerThread; ++i)
+    for (int i = 0; i < kSlots; ++i)
         if (down[i] >= 0)
             device::unite(f, threadIdx.x + i * kFewRunsThreads, down[i], device::OwnSlot());
-    jumpToRoots(f, runs); // it begins with a barrier: the unions are done
+    jumpToRoots<kSlots>(f, runs); // it begins with a barrier: the unions are done
     // Ranks: each thread a contiguous range of slots, its roots counted, then scanned across the block.
-    const int k0 = threadIdx.x * kFewRunsPerThread, k1 = min(k0 + kFewRunsPerThread, runs);
+    const int k0 = threadIdx.x * kSlots, k1 = min(k0 + kSlots, runs);
     int roots = 0;
     for (int k = k0; k < k1; ++k)
         roots += f[k] == k + 1;
@@ -984,6 +993,14 @@ fewRunsChainKernel(const RunTable t, int* parent, const int2* positions, int run
         if (hostCount)
             *hostCount = total;
     }
+}
+
+/** fewRunsChainKernel in the shape for `runs` (at most kFewRuns): 6 slots a thread up to kFewRunsSmall, else 8. */
+template <int kConnectivity>
+auto fewRunsChainFor(unsigned runs)
+{
+    return runs <= kFewRunsSmall ? fewRunsChainKernel<kConnectivity, static_cast<int>(kFewRunsSmall) / kFewRunsThreads>
+                                 : fewRunsChainKernel<kConnectivity, static_cast<int>(kFewRuns) / kFewRunsThreads>;
 }
 
 /** linkRunsKernel's pass (one word a thread) with a word's runs split between two threads where the runs are dense:
@@ -1921,7 +1938,7 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
         // The whole chain in one block (fewRunsChainKernel): one segment, its offset in the ranking's scratch.
         int* segmentOffsets = static_cast<int*>(rankScratch);
         withConnectivity(connectivity, [&](auto c) {
-            launchDependent(fewRunsChainKernel<decltype(c)::value>, 1, kFewRunsThreads, stream, "FLSL few runs",
+            launchDependent(fewRunsChainFor<decltype(c)::value>(runs_), 1, kFewRunsThreads, stream, "FLSL few runs",
                             table_, runLabels_, const_cast<const int2*>(recorded.starts), static_cast<int>(runs_),
                             segmentOffsets, d_componentCount, h_scratch);
         });
