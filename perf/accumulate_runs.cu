@@ -9,7 +9,8 @@
 // Variants (median us of `calls` calls, CUDA events around the kernel alone, each call preceded untimed by the
 // accumulators' initialization): the module's choice (`auto`), then W words a segment (`wW`; the row's words: a
 // warp per row, as before segments), each without and with the statistics' block table (`wW table`: StatsTable,
-// forced). Checked: every variant's accumulators equal the first's, byte for byte.
+// forced), and last FLSL's plain atomics (`atomic`) in the module's segments. Checked: every variant's accumulators
+// equal the first's, byte for byte.
 // With ACCUMULATE_RUNS_DUMP=FILE only `auto` runs, and its accumulators go to FILE (to compare two builds with cmp).
 // Tables of at most 65536 counted runs (e.g. the 8192² full image) take the statistics from the recorded runs
 // (runStatsBlock) in every variant; OPENCV_CUDACCA_RUN_STATS=1 times the row segments there.
@@ -54,14 +55,16 @@ int main(int argc, char** argv)
             widths.push_back(w);
     if (dump)
         widths.resize(1);
-    struct Variant { unsigned words; size_t table; };
+    struct Variant { unsigned words; size_t table; RunFeatureMerge merge; };
     std::vector<Variant> variants;
     for (unsigned w : widths)
         for (size_t table : { size_t(1), size_t(2) })
-            variants.push_back({ w, w == 0 ? 0 : table }); // `auto` once, as the module chooses
+            variants.push_back({ w, w == 0 ? 0 : table, RunFeatureMerge::ConflictDetection }); // `auto` once
     variants.erase(std::unique(variants.begin(), variants.end(),
                                [](const Variant& a, const Variant& b) { return a.words == b.words && a.table == b.table; }),
                    variants.end());
+    if (!dump)
+        variants.push_back({ 0, 0, RunFeatureMerge::Atomic }); // FLSL's plain atomics, the module's segments
     for (const Variant& v : variants)
     {
         const unsigned w = v.words;
@@ -72,7 +75,7 @@ int main(int argc, char** argv)
         for (int i = 0; i <= r.calls; ++i)
         {
             acc = initStatsAccumulators(memory, count, stream, nullptr, shift);
-            const float t = timer.us(stream, [&] { labeling.accumulate(RunFeatureMerge::ConflictDetection, acc, stream); },
+            const float t = timer.us(stream, [&] { labeling.accumulate(v.merge, acc, stream); },
                                      "accumulate");
             if (i > 0) // the first: warm-up
                 us.push_back(t);
@@ -81,7 +84,9 @@ int main(int argc, char** argv)
         const char* verdict = standalone::compareWithReference(reference, got, status);
         std::sort(us.begin(), us.end());
         char name[24];
-        if (w == 0)
+        if (v.merge == RunFeatureMerge::Atomic)
+            std::snprintf(name, sizeof name, "atomic (FLSL)");
+        else if (w == 0)
             std::snprintf(name, sizeof name, "auto (%s)",
                           labeling.statsTable(RunFeatureMerge::ConflictDetection, acc) ? "table kernel" : "no table");
         else
