@@ -13,7 +13,8 @@
 // equal the first's, byte for byte.
 // With ACCUMULATE_RUNS_DUMP=FILE only `auto` runs, and its accumulators go to FILE (to compare two builds with cmp).
 // Tables of at most 65536 counted runs (e.g. the 8192² full image) take the statistics from the recorded runs
-// (runStatsBlock) in every variant; OPENCV_CUDACCA_RUN_STATS=1 times the row segments there.
+// (runStatsBlock) in every Conflict Detection variant (`atomic` keeps the row segments); OPENCV_CUDACCA_RUN_STATS=1
+// times the row segments there.
 
 #include <algorithm>
 #include <cstdio>
