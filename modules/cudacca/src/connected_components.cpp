@@ -15,6 +15,7 @@
 #include "one_launch.hpp"
 #include "pinned_mats.hpp"
 #include "pipeline.hpp"
+#include "cuda/launch_recording.hpp"
 #include "cuda/mapped_count.hpp"
 
 #include <algorithm>
@@ -233,7 +234,7 @@ while the host waits), then the host reads N as soon as it is written (awaitMapp
 template <typename Meanwhile>
 int waitForComponentCount(cudaStream_t s, const CallResources& r, Meanwhile&& meanwhile)
 {
-    checkCuda(cudaEventRecord(r.countReady, s), "cudaEventRecord (component count)");
+    queueEventRecord(r.countReady, s, "cudaEventRecord (component count)");
     meanwhile();
     return awaitMappedCount(r.pinnedCount, r.countReady, "the wait for the number of labels");
 }
@@ -351,6 +352,15 @@ size_t earlyStatsCapacity(size_t bound, long long pixels)
     return std::min(guess, bound);
 }
 
+/** The free function keeps its device buffers between calls (this thread's kept arena, threadKeptArena) on images
+of at most this many pixels: the one-launch path's, and the pipelines' (any algorithm; CCA_DEFAULT above
+kOneLaunchMaxPixels). A call there is mostly the host's queueing (H100, 2048^2: about 40 us of launches,
+doc/benchmarks.md "The host's timeline of a 2048^2 call"), to which each pool allocation and free added about 1 us,
+six times a call, and where the pool placed them made the free function's steady latency depend on what ran before
+("The free function's first latency row"). Larger images keep the pool's buffers: their kernels dominate, and an
+arena holds the sum of a call's buffers, not their peak (issue 12's <= 1 byte per pixel at 4096^2). */
+constexpr long long kKeptMaxPixels = 1ll << 22;
+
 /** The run-table pipeline; returns the number of labels (background included). */
 int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImage& image)
 {
@@ -374,6 +384,15 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
         }
     }
     CountWrites countWrites(s); // labelAndRank writes the run count and N there
+    // The work up to the wait for N, recorded and replayed as one CUDA graph where this call repeats an earlier one
+    // (launch_recording.hpp). Only with an arena in scope: its buffers come back at the same addresses call after
+    // call, and none is freed during the call. Only on images of at most kKeptMaxPixels, whose calls the host's
+    // queueing paces: the count's event is queued after a graph, so a wait that outlasts the host's spin
+    // (awaitMappedCount) would also wait for the work after the count. The wait queues it.
+    LaunchRecording recording(s, launchGraphsWanted() && arenaInScope() &&
+                                 static_cast<long long>(image.rows) * image.cols <= kKeptMaxPixels);
+    const void* const buffers[] = { image.data, c.labels.data }; // the caller's: a batch passes new ones per frame
+    recording.addToKey(buffers, sizeof buffers);
     runs.labelAndRank(image, c.connectivity, c.wantStats, d_componentCount, c.resources.pinnedCount,
                       c.resources.countReady, home, s);
 
@@ -724,15 +743,6 @@ int pinnedAllocRows(int rows)
         r *= 2;
     return std::max(r, rows);
 }
-
-/** The free function keeps its device buffers between calls (this thread's kept arena, threadKeptArena) on images
-of at most this many pixels: the one-launch path's, and the pipelines' (any algorithm; CCA_DEFAULT above
-kOneLaunchMaxPixels). A call there is mostly the host's queueing (H100, 2048^2: about 40 us of launches,
-doc/benchmarks.md "The host's timeline of a 2048^2 call"), to which each pool allocation and free added about 1 us,
-six times a call, and where the pool placed them made the free function's steady latency depend on what ran before
-("The free function's first latency row"). Larger images keep the pool's buffers: their kernels dominate, and an
-arena holds the sum of a call's buffers, not their peak (issue 12's <= 1 byte per pixel at 4096^2). */
-constexpr long long kKeptMaxPixels = 1ll << 22;
 
 /** What the pool's limit must allow per pixel for a pipeline call's buffers to be kept (at 2048^2: about 2.5 bytes
 per pixel with GpuMat outputs, up to 10 with tens of thousands of labels and host outputs). */

@@ -8,6 +8,7 @@
 #include "allocation_count.hpp"
 #include "arguments.hpp"
 #include "pinned_mats.hpp"
+#include "cuda/launch_recording.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -96,6 +97,7 @@ std::atomic<size_t> cudaAllocations(0);
 
 void* poolAllocate(size_t bytes, cudaStream_t stream)
 {
+    endLaunchRecording(); // stream-ordered: after what was recorded (launch_recording.hpp's contract)
     ++cudaAllocations;
     void* p = nullptr;
     checkCuda(cudaMallocFromPoolAsync(&p, bytes, currentPool(), stream), "cudaMallocFromPoolAsync");
@@ -118,7 +120,10 @@ void* StreamBuffer::allocate(size_t bytes, cudaStream_t stream)
 void StreamBuffer::release()
 {
     if (ptr_ && !fromArena_)
+    {
+        endLaunchRecording(); // the recorded work may use the memory: queued before it is freed
         cudaFreeAsync(ptr_, stream_);
+    }
     ptr_ = nullptr;
     fromArena_ = false;
 }
@@ -129,6 +134,8 @@ ArenaScope::ArenaScope(Arena* arena) : previous_(currentArena)
         currentArena = arena;
 }
 ArenaScope::~ArenaScope() { currentArena = previous_; }
+
+bool arenaInScope() { return currentArena != nullptr; }
 
 Arena::~Arena()
 {
@@ -195,6 +202,7 @@ void Arena::endCall(cudaStream_t stream)
 
 void Arena::freeChunks(cudaStream_t stream)
 {
+    endLaunchRecording(); // the recorded work may use the memory: queued before it is freed
     for (const Chunk& c : chunks_)
         cudaFreeAsync(c.data, stream);
     retired_.swap(chunks_);

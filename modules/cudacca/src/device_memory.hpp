@@ -131,6 +131,9 @@ private:
     Arena* previous_;
 };
 
+/** Whether an ArenaScope routes this thread's StreamBuffer allocations now. */
+bool arenaInScope();
+
 /** `bytes` of device memory from cudacca's pool of the current device, stream-ordered on `stream` (free it with
 cudaFreeAsync, or cudaFree once the device is idle). For memory an object keeps outside any call. */
 void* allocateFromPool(size_t bytes, cudaStream_t stream);

@@ -100,7 +100,8 @@ void exclusiveSumWithTotal(void* temp, size_t tempBytes, T* in, T* out, int n, c
                         hostTotal);
         return;
     }
-    // CUB's scan of n + 1 items with in[n] = 0 leaves the total in out[n].
+    // CUB's scan of n + 1 items with in[n] = 0 leaves the total in out[n]. Queued directly: after what was recorded.
+    endLaunchRecording();
     checkCuda(cudaMemsetAsync(in + n, 0, sizeof(T), stream), what);
     checkCuda(cub::DeviceScan::ExclusiveSum(temp, tempBytes, in, out, n + 1, stream), what);
     if (total)

@@ -1840,7 +1840,7 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
     // 2a. Where the host is to wait for the count: the event that its wait (awaitMappedCount) watches, then the
     // up-link pass (queueEarlyUpLinks), which the GPU runs while the host waits for the count, not for the stream.
     if (!sizedByBound && countReady)
-        checkCuda(cudaEventRecord(countReady, stream), "cudaEventRecord (FLSL run count)");
+        queueEventRecord(countReady, stream, "cudaEventRecord (FLSL run count)");
     const size_t pixels = static_cast<size_t>(rows) * static_cast<size_t>(table_.cols);
     size_t guess = 0;
     char* guessMemory = nullptr;
@@ -1869,6 +1869,7 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
             runs_ = static_cast<unsigned>(awaitMappedCount(h_scratch, countReady, "the wait for the FLSL run count"));
         else
         {
+            endLaunchRecording();
             checkCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (FLSL run count)");
             runs_ = static_cast<unsigned>(*h_scratch);
         }
@@ -1879,6 +1880,7 @@ void FullRunLabeling::labelAndRank(const BinaryImage& image, int connectivity, b
         recorded_ = recorded;
     if (runs_ == 0)
     {
+        endLaunchRecording();
         checkCuda(cudaMemsetAsync(d_componentCount, 0, sizeof(int), stream), "cudaMemsetAsync (component count)");
         *h_scratch = 0; // N for the host (labelAndRank's contract); the scan that wrote it is done (the wait above)
         ranked_ = true;

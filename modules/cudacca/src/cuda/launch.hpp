@@ -15,6 +15,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda_check.hpp"
+#include "launch_recording.hpp"
 
 namespace cv { namespace cuda { namespace cudacca {
 
@@ -90,6 +91,22 @@ inline bool dependentLaunchSupported()
     return k == 2;
 }
 
+/** The launch configuration of a dependent launch (above) on `stream`; `attribute` is the storage it points to. */
+inline cudaLaunchConfig_t dependentLaunchConfig(dim3 grid, dim3 block, cudaStream_t stream, cudaLaunchAttribute& attribute)
+{
+    attribute = {};
+    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = 0;
+    config.stream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = dependentLaunchSupported() ? 1 : 0;
+    return config;
+}
+
 #ifdef __CUDACC__
 /** Asks, once per device, that the SMs running kKernel keep the largest share of their unified L1 / shared memory as
 shared memory, so that as many blocks fit as its registers allow (FLSL's label write: 5 blocks of 34 KB per SM;
@@ -109,21 +126,19 @@ void preferSharedMemoryCarveout()
         asked[device].store(true, std::memory_order_relaxed);
 }
 
-/** Queues kernel<<<grid, block, 0, stream>>>(args...) as a dependent launch (above); `what` names it in errors. */
+/** Queues kernel<<<grid, block, 0, stream>>>(args...) as a dependent launch (above); `what` names it in errors. While
+a LaunchRecording is active on `stream` (launch_recording.hpp), the launch is recorded instead, and queued by it. */
 template <typename... Params, typename... Args>
 void launchDependent(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream, const char* what,
                      Args&&... args)
 {
-    cudaLaunchAttribute attribute = {};
-    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t config = {};
-    config.gridDim = grid;
-    config.blockDim = block;
-    config.dynamicSmemBytes = 0;
-    config.stream = stream;
-    config.attrs = &attribute;
-    config.numAttrs = dependentLaunchSupported() ? 1 : 0;
+    if (LaunchRecording* recording = LaunchRecording::active(stream))
+    {
+        recording->addKernel(kernel, grid, block, what, std::forward<Args>(args)...);
+        return;
+    }
+    cudaLaunchAttribute attribute;
+    const cudaLaunchConfig_t config = dependentLaunchConfig(grid, block, stream, attribute);
     checkCuda(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...), what);
 }
 

@@ -13,6 +13,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_check.hpp"
+#include "launch_recording.hpp"
 
 namespace cv { namespace cuda { namespace cudacca {
 
@@ -29,6 +30,7 @@ constexpr std::chrono::microseconds kCountSpin(200);
 and waited for after kCountSpin; work that ended without writing the count raises an error rather than a hang. */
 inline int awaitMappedCount(const int* count, cudaEvent_t written, const char* what)
 {
+    endLaunchRecording(); // what this thread recorded is queued before the host waits (launch_recording.hpp)
     const volatile int* value = count;
     const auto start = std::chrono::steady_clock::now();
     for (unsigned poll = 1;; ++poll)
