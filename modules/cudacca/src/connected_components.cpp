@@ -385,10 +385,10 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
     }
     CountWrites countWrites(s); // labelAndRank writes the run count and N there
     // The work up to the wait for N, recorded and replayed as one CUDA graph where this call repeats an earlier one
-    // (launch_recording.hpp). Only with an arena in scope: its buffers come back at the same addresses call after
-    // call, and none is freed during the call. Only on images of at most kKeptMaxPixels, whose calls the host's
-    // queueing paces: the count's event is queued after a graph, so a wait that outlasts the host's spin
-    // (awaitMappedCount) would also wait for the work after the count. The wait queues it.
+    // (launch_recording.hpp; when launchGraphsWanted(): not by default yet). Only with an arena in scope: its buffers
+    // come back at the same addresses call after call, and none is freed during the call. Only on images of at most
+    // kKeptMaxPixels, whose calls the host's queueing paces: the count's event is queued after a graph, so a wait that
+    // outlasts the host's spin (awaitMappedCount) would also wait for the work after the count. The wait queues it.
     LaunchRecording recording(s, launchGraphsWanted() && arenaInScope() &&
                                  static_cast<long long>(image.rows) * image.cols <= kKeptMaxPixels);
     const void* const buffers[] = { image.data, c.labels.data }; // the caller's: a batch passes new ones per frame
