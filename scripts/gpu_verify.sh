@@ -25,7 +25,9 @@
 #              first is the base; default all, in name order), CUDACCA_AB_ROUNDS rounds (1), with
 #              CUDACCA_BENCH_ARGS (default --sizes 2048 --interleave), then perf/compare.py of each run against
 #              the base's first (grouped by connectivity too); `--max-seconds S` in CUDACCA_BENCH_ARGS stops each
-#              benchmark process between cases, so that rounds too long for the device command still end and pack
+#              benchmark process between cases, so that rounds too long for the device command still end and pack.
+#              A variant's folder may hold a file ENV (lines NAME=VALUE, e.g. OPENCV_CUDACCA_LAUNCH_GRAPHS=2) set for
+#              its processes, and then needs no library: a setting of one build against its default
 # Each device command may run 10 minutes: run fuzz, sanitizer and large as separate commands.
 # Binaries may come from the build tree (default) or from a bundle made by stage_gpu_bundle.sh:
 #   CUDACCA_VERIFY="fuzz" scripts/gpu_verify.sh [bundle dir with bin/ lib/ python/]
@@ -195,8 +197,11 @@ if want ab; then
         v=${order[$(( (i + round - 1) % ${#order[@]} ))]}
         run=$out/ab/${v}_$round; mkdir -p "$run"
         LD_LIBRARY_PATH=$bundle/var/$v:$LD_LIBRARY_PATH ldd "$bin/cudacca_bench" | grep -o 'libopencv_cudacca[^ ]* => [^ ]*'
+        settings=()
+        [ -f "$bundle/var/$v/ENV" ] && mapfile -t settings < <(grep -E '^[A-Za-z_][A-Za-z0-9_]*=' "$bundle/var/$v/ENV")
+        [ ${#settings[@]} -eq 0 ] || echo "$v: ${settings[*]}"
         started=$(date +%s)
-        LD_LIBRARY_PATH=$bundle/var/$v:$LD_LIBRARY_PATH "$bin/cudacca_bench" --out "$run" \
+        env "${settings[@]}" LD_LIBRARY_PATH=$bundle/var/$v:$LD_LIBRARY_PATH "$bin/cudacca_bench" --out "$run" \
           --commit "$(head -1 "$bundle/var/$v/COMMIT" 2>/dev/null || echo "$v")" --data "$root/samples/data" \
           --inputs-dir "$root/build/bench-inputs" ${CUDACCA_BENCH_ARGS:---sizes 2048 --interleave} >"$run/bench.log" 2>&1 || status=1
         echo "$v round $round ($(( $(date +%s) - started )) s): $(tail -n 1 "$run/bench.log")"
