@@ -9,8 +9,8 @@
 #      OPENCV_CUDACCA_BAND_MIN_RUNS=1, OPENCV_CUDACCA_STATS_SEGMENT_WORDS=1 and OPENCV_CUDACCA_STATS_TABLE=2 (the
 #      statistics' block table wherever it can be); then with OPENCV_CUDACCA_COUNT_RUNS=1,
 #      so that small images take the run-count wait, the early table, the few-runs block and the statistics from the
-#      recorded runs; then with OPENCV_CUDACCA_LAUNCH_GRAPHS=2, the run pipeline with its launch graphs, which the
-#      module does not use by default: session 58's suite, with them on by default, ran this fuzz with =1), then
+#      recorded runs; then with OPENCV_CUDACCA_LAUNCH_GRAPHS=1, the run pipeline without its launch graphs (on by
+#      default since session 59; the fuzz above and the tests run them), then
 #      compute-sanitizer
 #      on CUDACCA_SANITIZE_ALGOS (FLSL_CD FLSL DEFAULT BKE), then on FLSL_CD and FLSL with OPENCV_CUDACCA_COUNT_RUNS=1,
 #      then on FLSL_CD with OPENCV_CUDACCA_STATS_TABLE=2;
@@ -47,8 +47,8 @@ job() {  # N: runs job N, its output in $out/jobN (packed into jobN.tgz), its pr
            CUDACCA_FUZZ_SECONDS=$fuzz CUDACCA_FUZZ_ALGOS_PER_IMAGE=3 OUT=$dir/fuzz_bands verify
          OPENCV_CUDACCA_COUNT_RUNS=1 CUDACCA_TEST_ALGORITHMS=$run_pipeline CUDACCA_VERIFY=fuzz \
            CUDACCA_FUZZ_SECONDS=$fuzz CUDACCA_FUZZ_ALGOS_PER_IMAGE=3 OUT=$dir/fuzz_counted verify
-         OPENCV_CUDACCA_LAUNCH_GRAPHS=2 CUDACCA_TEST_ALGORITHMS=$run_pipeline CUDACCA_VERIFY=fuzz \
-           CUDACCA_FUZZ_SECONDS=$fuzz CUDACCA_FUZZ_ALGOS_PER_IMAGE=3 OUT=$dir/fuzz_graphs verify
+         OPENCV_CUDACCA_LAUNCH_GRAPHS=1 CUDACCA_TEST_ALGORITHMS=$run_pipeline CUDACCA_VERIFY=fuzz \
+           CUDACCA_FUZZ_SECONDS=$fuzz CUDACCA_FUZZ_ALGOS_PER_IMAGE=3 OUT=$dir/fuzz_no_graphs verify
          CUDACCA_SANITIZE_ALGOS=${CUDACCA_SANITIZE_ALGOS:-FLSL_CD FLSL DEFAULT BKE} CUDACCA_VERIFY=sanitizer \
            OUT=$dir/sanitizer verify
          OPENCV_CUDACCA_COUNT_RUNS=1 CUDACCA_SANITIZE_ALGOS="FLSL_CD FLSL" CUDACCA_VERIFY=sanitizer \

@@ -385,7 +385,7 @@ int runPipeline(Call& c, RunLabeling& runs, Analysis& analysis, const BinaryImag
     }
     CountWrites countWrites(s); // labelAndRank writes the run count and N there
     // The work up to the wait for N, recorded and replayed as one CUDA graph where this call repeats an earlier one
-    // (launch_recording.hpp; when launchGraphsWanted(): not by default yet). Only with an arena in scope: its buffers
+    // (launch_recording.hpp; when launchGraphsWanted(), by default). Only with an arena in scope: its buffers
     // come back at the same addresses call after call, and none is freed during the call. Only on images of at most
     // kKeptMaxPixels, whose calls the host's queueing paces: the count's event is queued after a graph, so a wait that
     // outlasts the host's spin (awaitMappedCount) would also wait for the work after the count. The wait queues it.
