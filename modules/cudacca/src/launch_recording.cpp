@@ -29,16 +29,16 @@ struct KeptGraph
 namespace {
 
 /** Whether the run pipeline replays its work before the wait as a graph where OPENCV_CUDACCA_LAUNCH_GRAPHS is not set.
-Yes: on the H100 at 2048^2 a call that repeats took 0.86-0.98 of the time (session 58), and the benchmark's round
-robin of 12 calls, which 8 kept keys did not fit (1.01-1.05), is measured again with 32 in session 59
-(doc/benchmarks.md, "The work before the wait as one CUDA graph"). */
+Yes: on the H100 at 2048^2, in the benchmark's protocol (a round robin of 12 calls a case, 22 processes a side), full
+CCA took 0.94-0.98 of the time and labels only 0.92-0.97 (session 59, with 32 kept keys; session 58's 8 did not fit
+that round robin: 1.01-1.05; doc/benchmarks.md, "The work before the wait as one CUDA graph"). */
 constexpr bool kLaunchGraphsByDefault = true;
 
 /** Keys kept per thread: calls that repeat within this many others (frames of a few cameras, a ring of input buffers,
 several output kinds or algorithms in turn) replay; a stream of ever new buffers makes no graph (each key is seen
 once) and costs only its key. With 8, a benchmark's round robin of 12 calls (4 algorithms x 3 output kinds, each
 with outputs of its own) never repeated within the kept keys and was 1-5 % slower than without graphs (H100,
-doc/benchmarks.md, "The work before the wait as one CUDA graph"); 32 fits it (session 59). */
+doc/benchmarks.md, "The work before the wait as one CUDA graph"); with 32 it replayed and was faster (session 59). */
 constexpr size_t kKeptGraphs = 32;
 
 thread_local LaunchRecording* activeRecording = nullptr;
