@@ -24,7 +24,8 @@
 #              variant staged by scripts/stage_ab_library.sh in BUNDLE/var/ (CUDACCA_AB_VARIANTS: names, the
 #              first is the base; default all, in name order), CUDACCA_AB_ROUNDS rounds (1), with
 #              CUDACCA_BENCH_ARGS (default --sizes 2048 --interleave), then perf/compare.py of each run against
-#              the base's first (grouped by connectivity too); `--max-seconds S` in CUDACCA_BENCH_ARGS stops each
+#              the base's first (grouped by connectivity too), and with several rounds the median per case and
+#              perf/process_means.py per side (images of side CUDACCA_AB_WIDTH, default 2048); `--max-seconds S` in CUDACCA_BENCH_ARGS stops each
 #              benchmark process between cases, so that rounds too long for the device command still end and pack.
 #              A variant's folder may hold a file ENV (lines NAME=VALUE, e.g. OPENCV_CUDACCA_LAUNCH_GRAPHS=2) set for
 #              its processes, and then needs no library: a setting of one build against its default
@@ -223,6 +224,10 @@ if want ab; then
         echo "-- $v against $first, the median of ${CUDACCA_AB_ROUNDS} rounds per case (time ratio, below 1: faster)"
         python3 "$root/perf/compare.py" "$(rounds "$first")" "$(rounds "$v")" --by library,algorithm,connectivity,variant,width,g --worst 3 --median
       done
+      # and each side's processes: the summary's means per process, their median and range (perf/process_means.py)
+      sides=()
+      for v in $variants; do sides+=("$v=$(rounds "$v")"); done
+      python3 "$root/perf/process_means.py" "${sides[@]}" --width "${CUDACCA_AB_WIDTH:-2048}"
     fi
   fi
 fi
