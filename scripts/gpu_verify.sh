@@ -25,8 +25,9 @@
 #              first is the base; default all, in name order), CUDACCA_AB_ROUNDS rounds (1), with
 #              CUDACCA_BENCH_ARGS (default --sizes 2048 --interleave), then perf/compare.py of each run against
 #              the base's first (grouped by connectivity too), and with several rounds the median per case and
-#              perf/process_means.py per side (images of side CUDACCA_AB_WIDTH, default 2048); `--max-seconds S` in CUDACCA_BENCH_ARGS stops each
-#              benchmark process between cases, so that rounds too long for the device command still end and pack.
+#              perf/process_means.py per side (images of side CUDACCA_AB_WIDTH, default 2048); `--max-seconds S`
+#              in CUDACCA_BENCH_ARGS stops each benchmark process between cases, so that rounds too long for the
+#              device command still end and pack.
 #              A variant's folder may hold a file ENV (lines NAME=VALUE, e.g. OPENCV_CUDACCA_LAUNCH_GRAPHS=2) set for
 #              its processes, and then needs no library: a setting of one build against its default
 # Each device command may run 10 minutes: run fuzz, sanitizer and large as separate commands.
